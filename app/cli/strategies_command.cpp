@@ -1,0 +1,205 @@
+// matmulviz-cli strategies: the seed's gathered batched matmul with each strategy; prints or
+// writes the report (DESIGN.md, command-line contract).
+#include "app/cli/commands.h"
+#include "app/cli/output_files.h"
+#include "core/io/npy.h"
+#include "core/memory/host_backing.h"
+#include "core/ops/ops.h"
+#include "core/report/chrome_trace.h"
+#include "core/report/report_json.h"
+#include "core/report/report_text.h"
+#include "core/strategies/preset.h"
+#include "core/util/parse_size.h"
+#include "kernels/cuda/cuda_probe.h"
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+namespace matmulviz::cli {
+
+namespace {
+
+struct Options {
+  std::string n, m, i, j, k, batch, repeats, seed, dtype = "float32", requiresGrad = "none";
+  std::string strategies, device = "cpu", deviceMemory, preset, json, timeline, saveDir;
+  std::string aPath, cPath, qPath, gradOutputPath;
+  bool backward = false, force = false;
+};
+
+/// Applies the preset, then every option the user gave explicitly. Throws invalid_argument.
+RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
+  RunConfig c = o.preset.empty() ? RunConfig{} : loadPreset(o.preset).config;
+  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  Workload& w = c.workload;
+  if (given("--n")) w.n = parsePositiveInt(o.n, "--n");
+  if (given("--m")) w.m = parsePositiveInt(o.m, "--m");
+  if (given("--i")) w.i = parsePositiveInt(o.i, "--i");
+  if (given("--j")) w.j = parsePositiveInt(o.j, "--j");
+  if (given("--k")) w.k = parsePositiveInt(o.k, "--k");
+  if (given("--batch")) w.batch = parsePositiveInt(o.batch, "--batch");
+  if (given("--dtype")) {
+    w.dtype = parseDType(o.dtype);
+    if (w.dtype == DType::Float64 || w.dtype == DType::Int64)
+      throw std::invalid_argument("--dtype: '" + o.dtype + "' is not allowed (allowed: float32, float16, bfloat16)");
+  }
+  w.validate();
+  if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
+  if (given("--strategies")) {
+    c.strategies.clear();
+    std::stringstream ss(o.strategies);
+    for (std::string s; std::getline(ss, s, ',');) {
+      findStrategy(s);
+      c.strategies.push_back(s);
+    }
+    if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
+  }
+  if (given("--repeats")) c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
+  if (given("--seed")) c.seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
+  if (given("--device")) c.device = parseDeviceKind(o.device);
+  if (given("--device-memory")) c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
+  if (given("--backward")) c.backward = o.backward;
+  c.force = o.force;
+  c.recordTimeline = !o.timeline.empty();
+  c.keepOutputs = !o.saveDir.empty();
+  return c;
+}
+
+Tensor readInput(const std::string& path, const char* arg, const std::vector<DType>& allowed,
+                 const Shape& shape, DType want) {
+  Tensor t = npy::readChecked(path, arg, allowed, shape);
+  return t.dtype() == want ? t : toDType(t, want);
+}
+
+Inputs loadInputs(const Options& o, const RunConfig& c) {
+  const Workload& w = c.workload;
+  const bool withData = c.device != DeviceKind::Meta;
+  Inputs in = makeRandomInputs(w, c.seed, withData);
+  const std::vector<DType> floats{DType::Float32, DType::Float16, DType::Float64};
+  if (!o.aPath.empty()) in.a = readInput(o.aPath, "--a", floats, {w.n, w.i, w.j}, w.dtype);
+  if (!o.cPath.empty()) in.c = readInput(o.cPath, "--c", floats, {w.m, w.j, w.k}, w.dtype);
+  if (!o.qPath.empty()) in.q = npy::readChecked(o.qPath, "--q", {DType::Int64}, {w.n});
+  checkInputs(w, in);
+  return in;
+}
+
+/// Host memory the inputs and float64 references take, before any strategy runs.
+int64_t hostInputBytes(const RunConfig& c) {
+  const Workload& w = c.workload;
+  int64_t bytes = w.aBytes() + w.cBytes() + 8 * w.n;
+  if (c.device == DeviceKind::Meta) return 8 * w.n;
+  bytes += 8 * w.n * w.i * w.k;  // reference out
+  if (c.backward) bytes += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
+  return bytes;
+}
+
+void saveOutputs(const std::string& dir, const StrategiesReport& report) {
+  for (const StrategyRun& r : report.runs) {
+    const std::filesystem::path d = std::filesystem::path(dir) / r.strategy;
+    std::filesystem::create_directories(d);
+    if (r.out.defined()) npy::write((d / "out.npy").string(), r.out);
+    if (r.backward.dA.defined()) npy::write((d / "dA.npy").string(), r.backward.dA);
+    if (r.backward.dC.defined()) npy::write((d / "dC.npy").string(), r.backward.dC);
+    if (report.gradOutput.defined() && r.backward.status == BackwardOutcome::Status::Ran)
+      npy::write((d / "grad_output.npy").string(), report.gradOutput);
+  }
+}
+
+int run(const Options& o, const CLI::App& cmd) {
+  RunConfig config;
+  Inputs inputs;
+  Tensor gradOutput;
+  try {
+    config = buildConfig(o, cmd);
+    if (config.device == DeviceKind::Cuda) {
+      const auto cuda = kernels::probeCuda();
+      std::cerr << "matmulviz-cli strategies: --device cuda: "
+                << (cuda.available ? "a CUDA device answers, but the engine's CUDA strategies "
+                                     "are not built yet"
+                                   : "CUDA is not available: " + cuda.reason)
+                << ". Use --device cpu (real data) or --device meta (memory only).\n";
+      return 1;
+    }
+    checkOutputPath(o.json, "--json");
+    checkOutputPath(o.timeline, "--timeline");
+    const int64_t hostBytes = hostInputBytes(config);
+    const int64_t available = availableHostMemoryBytes();
+    if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
+      throw std::invalid_argument("workload too large for this machine: its inputs and float64 "
+                                  "references need " + formatBytes(hostBytes) + " but only " +
+                                  formatBytes(available) + " are available; use --device meta "
+                                  "or smaller sizes");
+    inputs = loadInputs(o, config);
+    if (!o.gradOutputPath.empty())
+      gradOutput = readInput(o.gradOutputPath, "--grad-output",
+                             {DType::Float32, DType::Float16, DType::Float64},
+                             {config.workload.n, config.workload.i, config.workload.k},
+                             config.workload.dtype);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
+    return 2;
+  } catch (const npy::NpyError& e) {
+    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
+    return 2;
+  }
+
+  const auto progress = [](const std::string& what) { std::cerr << "[matmulviz] " << what << "\n"; };
+  StrategiesReport report;
+  try {
+    StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
+    runner.checkFitsInHostMemory(progress);
+    report = runner.run(progress);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
+    return 2;
+  }
+  if (o.json == "-") {
+    std::cout << toJson(report).dump(2) << "\n";
+  } else {
+    writeTextReport(std::cout, report);
+    if (!o.json.empty()) writeFileAtomically(o.json, [&](std::ostream& os) { os << toJson(report).dump(2) << "\n"; });
+  }
+  if (!o.timeline.empty())
+    writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
+  if (!o.saveDir.empty()) saveOutputs(o.saveDir, report);
+  for (const auto* path : {&o.json, &o.timeline})
+    if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
+  return report.anyFailed() ? 1 : 0;
+}
+
+}  // namespace
+
+Action addStrategiesCommand(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "strategies",
+      "Run seeds/000_*'s gathered batched matmul (a [N,I,J], c [M,J,K], q [N] -> out [N,I,K]) "
+      "with each strategy; report time, curMem/maxMem and what stays alive and why");
+  cmd->add_option("--n", o->n, "N: rows of a and of q (default 131072)");
+  cmd->add_option("--m", o->m, "M: matrices in c (default 2048)");
+  cmd->add_option("--i", o->i, "I: rows of each a[n] (default 1)");
+  cmd->add_option("--j", o->j, "J: the contracted dimension (default 64)");
+  cmd->add_option("--k", o->k, "K: columns of each c[m] (default 64)");
+  cmd->add_option("--batch", o->batch, "strategy3's batch (default 256)");
+  cmd->add_option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)");
+  cmd->add_option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default none)");
+  cmd->add_option("--strategies", o->strategies,
+                  "comma-separated: strategy1,strategy2,strategy3,direct,fused (default all)");
+  cmd->add_option("--repeats", o->repeats, "runs per strategy; the first is reported as cold (default 3)");
+  cmd->add_option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)");
+  cmd->add_option("--device", o->device, "cpu (real data, BLAS) | meta (memory only) | cuda");
+  cmd->add_option("--device-memory", o->deviceMemory, "capacity of the simulated device, e.g. 1GiB");
+  cmd->add_flag("--backward", o->backward, "also run backward with a random grad_output and check dA, dC");
+  cmd->add_flag("--force", o->force, "run a backward even when it is estimated to take over a minute");
+  cmd->add_option("--preset", o->preset, "a preset scenario: seed000, seed000-grad, small, huge-meta");
+  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout");
+  cmd->add_option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH");
+  cmd->add_option("--a", o->aPath, "a from a .npy file [N, I, J]");
+  cmd->add_option("--c", o->cPath, "c from a .npy file [M, J, K]");
+  cmd->add_option("--q", o->qPath, "q from a .npy file [N], int64");
+  cmd->add_option("--grad-output", o->gradOutputPath, "grad_output from a .npy file [N, I, K]");
+  cmd->add_option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy");
+  return [o, cmd] { return run(*o, *cmd); };
+}
+
+}  // namespace matmulviz::cli

@@ -1,0 +1,83 @@
+#include "core/autograd/node.h"
+
+#include "core/autograd/accumulate_grad.h"
+#include "core/autograd/grad_mode.h"
+
+#include <atomic>
+
+namespace matmulviz {
+
+namespace {
+std::atomic<uint64_t> nextSequenceNr{0};
+thread_local bool gradEnabled = true;
+}  // namespace
+
+bool GradMode::isEnabled() { return gradEnabled; }
+void GradMode::setEnabled(bool enabled) { gradEnabled = enabled; }
+
+Node::Node() : sequenceNr(nextSequenceNr++) {}
+
+SavedTensor::SavedTensor(Tensor t, std::string why) : tensor_(std::move(t)), why_(std::move(why)) {
+  if (tensor_.defined()) tensor_.storage().addHolder(why_);
+}
+
+SavedTensor::~SavedTensor() { reset(); }
+
+SavedTensor::SavedTensor(SavedTensor&& o) noexcept
+    : tensor_(std::move(o.tensor_)), why_(std::move(o.why_)) {
+  o.tensor_ = Tensor();
+}
+
+SavedTensor& SavedTensor::operator=(SavedTensor&& o) noexcept {
+  if (this != &o) {
+    reset();
+    tensor_ = std::move(o.tensor_);
+    why_ = std::move(o.why_);
+    o.tensor_ = Tensor();
+  }
+  return *this;
+}
+
+void SavedTensor::reset() {
+  if (tensor_.defined()) tensor_.storage().removeHolder(why_);
+  tensor_ = Tensor();
+}
+
+Edge gradientEdge(const Tensor& t) {
+  if (!t.defined() || !t.requiresGrad()) return {};
+  if (t.gradFn()) return {t.gradFn(), t.outputNr()};
+  auto acc = t.impl()->gradAccumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    t.impl()->gradAccumulator = acc;
+  }
+  return {acc, 0};
+}
+
+bool anyRequiresGrad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::isEnabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->requiresGrad()) return true;
+  return false;
+}
+
+bool anyRequiresGrad(const TensorList& inputs) {
+  if (!GradMode::isEnabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requiresGrad()) return true;
+  return false;
+}
+
+void setHistory(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t outputNr) {
+  output.impl()->gradFn = node;
+  output.impl()->outputNr = outputNr;
+  output.impl()->requiresGrad = true;
+}
+
+std::string savedWhy(const std::string& role, const std::string& node, const Tensor& needing) {
+  std::string who = needing.label();
+  if (who.empty()) who = "the other operand";
+  return "saved as " + role + " of " + node + " because " + who + " requires grad";
+}
+
+}  // namespace matmulviz

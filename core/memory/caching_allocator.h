@@ -1,0 +1,166 @@
+#pragma once
+// A simulation of PyTorch's CUDA caching allocator: the rules that decide what
+// torch.cuda.memory_allocated(), max_memory_allocated() and memory_reserved() print.
+//
+// Source of the rules: c10/cuda/CUDACachingAllocator.cpp (PyTorch 1.13 to 2.x, default config:
+// no max_split_size, no expandable segments, one stream):
+// - round_size: a request is rounded to max(512, round_up(bytes, 512)).
+// - get_pool: rounded sizes <= 1 MiB use the small pool, larger ones the large pool.
+// - get_allocation_size: a new segment is 2 MiB for a small request, 20 MiB for a request under
+//   10 MiB, else the request rounded up to a multiple of 2 MiB.
+// - get_free_block: best fit among the pool's cached free blocks (smallest size, then lowest
+//   address).
+// - should_split: a block is split when the remainder is >= 512 B (small pool) or > 1 MiB
+//   (large pool); otherwise it is handed out whole and memory_allocated counts all of it.
+// - free_block: a freed block merges with free neighbours of its segment.
+// - when a new segment would exceed the device's capacity, cached free segments are released
+//   (release_cached_blocks) and the allocation retried before "out of memory".
+// The model is exact bookkeeping; where the bytes live is the SegmentBacking's business.
+
+#include "core/memory/memory_event.h"
+#include "core/memory/segment_backing.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace matmulviz {
+
+/// Thrown when an allocation cannot be satisfied within the capacity (or the host refuses).
+/// The message follows PyTorch's: "out of memory: tried to allocate 2.00 GiB; 64.00 MiB
+/// allocated; 66.00 MiB reserved; capacity 1.00 GiB".
+class OutOfMemoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Formats bytes as PyTorch's format_size does: "512 bytes", "1.50 KiB", "20.00 MiB", "2.00 GiB".
+std::string formatBytes(int64_t bytes);
+
+class CachingAllocator {
+ public:
+  static constexpr int64_t kMinBlockSize = 512;              // round_size granularity
+  static constexpr int64_t kSmallSize = 1 << 20;             // largest small-pool request
+  static constexpr int64_t kSmallBuffer = 2 << 20;           // small-pool segment
+  static constexpr int64_t kLargeBuffer = 20 << 20;          // segment for requests < 10 MiB
+  static constexpr int64_t kMinLargeAlloc = 10 << 20;        // from here, segment = request
+  static constexpr int64_t kRoundLarge = 2 << 20;            // large segments round to 2 MiB
+
+  struct Options {
+    std::optional<int64_t> capacityBytes;  ///< device memory; none = unlimited
+    bool recordTimeline = true;  ///< keep every event and every record (false: live ones only)
+  };
+
+  /// A block handed out: its record id and where its bytes are (nullptr on meta).
+  struct Allocation {
+    int64_t id = -1;
+    void* ptr = nullptr;
+    int64_t blockBytes = 0;
+  };
+
+  /// `backing` must outlive the allocator.
+  CachingAllocator(SegmentBacking& backing, Options options);
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  /// Allocates `requestedBytes` (>= 0) for op `opName`. Throws OutOfMemoryError.
+  Allocation allocate(int64_t requestedBytes, const std::string& label);
+  /// Returns a block to the cache (merging with free neighbours). Never throws.
+  void free(int64_t allocationId) noexcept;
+  /// Releases every cached segment that is entirely free (torch.cuda.empty_cache()).
+  void emptyCache() noexcept;
+
+  MemoryCounters current() const { return current_; }
+  MemoryCounters peak() const { return peak_; }
+  /// torch.cuda.reset_peak_memory_stats(): peaks become the current values.
+  void resetPeak() { peak_ = current_; }
+
+  /// The op that allocations and events are attributed to, as a stack (see OpScope). With
+  /// Options::recordTimeline each op's span (begin, end, depth) is kept for the trace.
+  void pushOp(const std::string& opName);
+  void popOp() noexcept;
+  const std::string& currentOp() const { return opNames_[currentOpId_]; }
+  struct OpSpan {
+    int32_t opId;
+    int32_t depth;
+    double beginUs, endUs;
+  };
+  const std::vector<OpSpan>& opSpans() const { return spans_; }
+  const std::vector<std::string>& opNames() const { return opNames_; }
+
+  /// Renames an allocation (e.g. a temporary that became `out`).
+  void setLabel(int64_t allocationId, const std::string& label);
+  const AllocationRecord& record(int64_t allocationId) const;
+  /// Live allocations, by id.
+  std::vector<const AllocationRecord*> liveRecords() const;
+  const std::vector<MemoryEvent>& events() const { return events_; }
+  /// All records ever made (only complete when Options::recordTimeline).
+  const std::unordered_map<int64_t, AllocationRecord>& records() const { return records_; }
+  double elapsedUs() const;
+  /// Sum of all block bytes ever handed out (a measure of the memory traffic of a pass).
+  int64_t cumulativeAllocatedBytes() const { return cumulativeAllocated_; }
+  int64_t segmentCount() const { return static_cast<int64_t>(segments_.size()); }
+  const Options& options() const { return options_; }
+
+ private:
+  struct Segment;
+  struct Block {
+    int64_t address = 0;  // virtual device address
+    int64_t size = 0;
+    bool allocated = false;
+    bool small = false;
+    Segment* segment = nullptr;
+    Block* prev = nullptr;
+    Block* next = nullptr;
+    int64_t allocationId = -1;
+    int64_t requested = 0;
+  };
+  struct BlockLess {
+    bool operator()(const Block* a, const Block* b) const {
+      return a->size != b->size ? a->size < b->size : a->address < b->address;
+    }
+  };
+  using Pool = std::set<Block*, BlockLess>;
+  struct Segment {
+    int64_t address = 0;
+    int64_t size = 0;
+    void* data = nullptr;
+    bool small = false;
+  };
+
+  Block* findFreeBlock(Pool& pool, int64_t size);
+  Block* newSegment(int64_t size, bool small, int64_t requested);
+  void releaseSegment(Block* block) noexcept;
+  bool releaseCachedSegments() noexcept;
+  void record(MemoryEventKind kind, int64_t id, int64_t bytes);
+  Pool& poolFor(bool small) { return small ? smallPool_ : largePool_; }
+
+  SegmentBacking& backing_;
+  Options options_;
+  Pool smallPool_, largePool_;
+  std::map<int64_t, std::unique_ptr<Segment>> segments_;  // by address
+  std::unordered_map<int64_t, std::unique_ptr<Block>> blocks_;  // by address
+  std::unordered_map<int64_t, Block*> allocatedBlocks_;  // by allocation id
+  std::unordered_map<int64_t, AllocationRecord> records_;
+  std::vector<MemoryEvent> events_;
+  std::vector<std::string> opNames_{"(none)"};
+  std::unordered_map<std::string, int32_t> opIds_{{"(none)", 0}};
+  int32_t currentOpId_ = 0;
+  std::vector<std::pair<int32_t, double>> opStack_;  // (previous op id, begin time)
+  std::vector<OpSpan> spans_;
+  MemoryCounters current_, peak_;
+  int64_t cumulativeAllocated_ = 0;
+  int64_t nextAddress_ = int64_t{1} << 32;
+  int64_t nextId_ = 1;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace matmulviz

@@ -1,0 +1,81 @@
+// torch.cat (aten/src/ATen/native/TensorShape.cpp). CatBackward0 saves only sizes: its backward
+// hands each input a narrow() view of the gradient, allocating nothing.
+#include "core/autograd/grad_mode.h"
+#include "core/autograd/node.h"
+#include "core/ops/ops.h"
+
+#include <stdexcept>
+
+namespace matmulviz {
+
+namespace {
+
+class CatBackward final : public Node {
+ public:
+  CatBackward(int64_t dim, std::vector<int64_t> lengths) : dim_(dim), lengths_(std::move(lengths)) {}
+  std::string name() const override { return "CatBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    TensorList out(lengths_.size());
+    int64_t start = 0;
+    for (size_t i = 0; i < lengths_.size(); ++i) {
+      if (needsInputGrad(i)) out[i] = narrow(g[0], dim_, start, lengths_[i]);
+      start += lengths_[i];
+    }
+    return out;
+  }
+
+ private:
+  int64_t dim_;
+  std::vector<int64_t> lengths_;
+};
+
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) throw std::invalid_argument("torch.cat(): expected a non-empty list of Tensors");
+  const Tensor& first = tensors.front();
+  const int64_t nd = first.dim();
+  if (nd == 0) throw std::invalid_argument("zero-dimensional tensor (at position 0) cannot be concatenated");
+  if (dim < -nd || dim >= nd)
+    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
+                            std::to_string(-nd) + ", " + std::to_string(nd - 1) +
+                            "], but got " + std::to_string(dim) + ")");
+  if (dim < 0) dim += nd;
+  Shape outSizes = first.sizes();
+  outSizes[dim] = 0;
+  std::vector<int64_t> lengths;
+  lengths.reserve(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() != nd || t.dtype() != first.dtype() || t.device() != first.device())
+      throw std::invalid_argument("torch.cat(): tensor at position " + std::to_string(i) +
+                                  " differs in rank, dtype or device from the first");
+    for (int64_t d = 0; d < nd; ++d)
+      if (d != dim && t.size(d) != first.size(d))
+        throw std::invalid_argument("Sizes of tensors must match except in dimension " +
+                                    std::to_string(dim) + ". Expected size " +
+                                    std::to_string(first.size(d)) + " but got size " +
+                                    std::to_string(t.size(d)) + " for tensor number " +
+                                    std::to_string(i) + " in the list.");
+    outSizes[dim] += t.size(dim);
+    lengths.push_back(t.size(dim));
+  }
+  OpScope op(first.device(), "cat");
+  Tensor out = empty(outSizes, first.dtype(), first.storage().devicePtr(), "cat output");
+  if (out.hasData()) {
+    NoGradGuard noGrad;
+    int64_t start = 0;
+    for (const Tensor& t : tensors) {
+      copyInto(narrow(out, dim, start, t.size(dim)), t);
+      start += t.size(dim);
+    }
+  }
+  if (anyRequiresGrad(tensors)) {
+    auto node = std::make_shared<CatBackward>(dim, std::move(lengths));
+    for (const Tensor& t : tensors) node->nextEdges.push_back(gradientEdge(t));
+    setHistory(out, node);
+  }
+  return out;
+}
+
+}  // namespace matmulviz

@@ -1,0 +1,147 @@
+// Copies: copyInto, contiguous, clone, toDevice, toDType, and the elementwise add.
+#include "core/autograd/node.h"
+#include "core/ops/ops.h"
+#include "core/ops/strided_loop.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace matmulviz {
+
+namespace {
+
+void checkSameShape(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.sizes() != b.sizes())
+    throw std::invalid_argument(std::string(op) + ": shapes " + a.shapeString() + " and " +
+                                b.shapeString() + " differ");
+}
+
+class CloneBackward final : public Node {
+ public:
+  std::string name() const override { return "CloneBackward0"; }
+  TensorList apply(TensorList&& g) override { return {std::move(g[0])}; }
+};
+
+class ToCopyBackward final : public Node {
+ public:
+  ToCopyBackward(DevicePtr device, DType dtype) : device_(std::move(device)), dtype_(dtype) {}
+  std::string name() const override { return "ToCopyBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    Tensor out = empty(g[0].sizes(), dtype_, device_, "grad (to input's device)");
+    copyInto(out, g[0]);
+    return {out};
+  }
+
+ private:
+  DevicePtr device_;
+  DType dtype_;
+};
+
+class AddBackward final : public Node {
+ public:
+  std::string name() const override { return "AddBackward0"; }
+  TensorList apply(TensorList&& g) override { return {g[0], g[0]}; }
+};
+
+}  // namespace
+
+void copyInto(const Tensor& dst, const Tensor& src) {
+  checkSameShape(dst, src, "copy_");
+  if (!dst.hasData() || !src.hasData()) return;  // meta: nothing to move
+  char* d = static_cast<char*>(dst.dataPtr());
+  const char* s = static_cast<const char*>(src.dataPtr());
+  if (dst.dtype() == src.dtype()) {
+    const int64_t es = dst.elementSize();
+    if (dst.isContiguous() && src.isContiguous()) {
+      std::memcpy(d, s, static_cast<size_t>(dst.nbytes()));
+      return;
+    }
+    detail::forEachRun(dst.sizes(), dst.strides(), src.strides(),
+                       [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+                         if (sa == 1 && sb == 1) {
+                           std::memcpy(d + oa * es, s + ob * es, static_cast<size_t>(n * es));
+                           return;
+                         }
+                         for (int64_t i = 0; i < n; ++i)
+                           std::memcpy(d + (oa + i * sa) * es, s + (ob + i * sb) * es,
+                                       static_cast<size_t>(es));
+                       });
+    return;
+  }
+  detail::forEachRun(dst.sizes(), dst.strides(), src.strides(),
+                     [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+                       for (int64_t i = 0; i < n; ++i)
+                         storeFromDouble(d, dst.dtype(), oa + i * sa,
+                                         loadAsDouble(s, src.dtype(), ob + i * sb));
+                     });
+}
+
+Tensor clone(const Tensor& t) {
+  OpScope op(t.device(), "clone");
+  Tensor out = empty(t.sizes(), t.dtype(), t.storage().devicePtr(), "clone of " + t.label());
+  copyInto(out, t);
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<CloneBackward>();
+    node->nextEdges = {gradientEdge(t)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+Tensor contiguous(const Tensor& t) { return t.isContiguous() ? t : clone(t); }
+
+Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& label) {
+  OpScope op(device.get(), "to");
+  Tensor out = empty(t.sizes(), t.dtype(), device, label);
+  copyInto(out, t);
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<ToCopyBackward>(t.storage().devicePtr(), t.dtype());
+    node->nextEdges = {gradientEdge(t)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+Tensor toDType(const Tensor& t, DType dtype) {
+  OpScope op(t.device(), "to");
+  Tensor out = empty(t.sizes(), dtype, t.storage().devicePtr(), t.label());
+  copyInto(out, t);
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<ToCopyBackward>(t.storage().devicePtr(), t.dtype());
+    node->nextEdges = {gradientEdge(t)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+void addInPlace(const Tensor& a, const Tensor& b) {
+  checkSameShape(a, b, "add_");
+  if (!a.hasData() || !b.hasData()) return;
+  if (a.dtype() != b.dtype()) throw std::invalid_argument("add_: dtypes differ");
+  detail::dispatchFloating(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    void* pa = a.dataPtr();
+    const void* pb = b.dataPtr();
+    detail::forEachRun(a.sizes(), a.strides(), b.strides(),
+                       [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+                         for (int64_t i = 0; i < n; ++i)
+                           T::store(pa, oa + i * sa, T::load(pa, oa + i * sa) + T::load(pb, ob + i * sb));
+                       });
+  });
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  checkSameShape(a, b, "add");
+  OpScope op(a.device(), "add");
+  Tensor out = empty(a.sizes(), a.dtype(), a.storage().devicePtr(), "sum");
+  copyInto(out, a);
+  addInPlace(out, b);
+  if (anyRequiresGrad({&a, &b})) {
+    auto node = std::make_shared<AddBackward>();
+    node->nextEdges = {gradientEdge(a), gradientEdge(b)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+}  // namespace matmulviz

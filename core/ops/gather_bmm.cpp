@@ -1,0 +1,213 @@
+// The fused gathered batched matmul: out[n] = a[n] @ c[q[n]] with no copy of c[q].
+// On the host, rows are grouped by q with a counting sort so each distinct index m becomes one
+// GEMM: [count_m * I, J] @ c[m] [J, K]. The grouping and the packed rows are host work buffers
+// of the CPU backend; device memory holds only what a GPU kernel would need: q's device copy,
+// the output, and in backward dA and dC (see kernels/04_gather_bmm.h for the GPU kernel).
+#include "core/autograd/grad_mode.h"
+#include "core/autograd/node.h"
+#include "core/ops/ops.h"
+#include "core/ops/strided_loop.h"
+#include "core/util/blas.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace matmulviz {
+
+namespace {
+
+/// Rows of a [N, ...] problem grouped by their index q[n] in [0, M): a counting sort.
+struct Groups {
+  std::vector<int64_t> offsets;  // [M + 1]: group m is order[offsets[m] .. offsets[m+1])
+  std::vector<int64_t> order;    // [N]: n sorted by q[n], stable
+};
+
+Groups groupByIndex(const Tensor& q, int64_t M) {
+  const Tensor qc = q.isContiguous() ? q : clone(q);
+  const auto* p = qc.data<int64_t>();
+  const int64_t N = qc.numel();
+  Groups g;
+  g.offsets.assign(static_cast<size_t>(M + 1), 0);
+  for (int64_t n = 0; n < N; ++n) ++g.offsets[p[n] + 1];
+  for (int64_t m = 0; m < M; ++m) g.offsets[m + 1] += g.offsets[m];
+  g.order.resize(static_cast<size_t>(N));
+  std::vector<int64_t> next(g.offsets.begin(), g.offsets.end() - 1);
+  for (int64_t n = 0; n < N; ++n) g.order[next[p[n]]++] = n;
+  return g;
+}
+
+/// Packs the [rows, cols] matrices x[n] for n in `ns` into dense `dst` ([ns * rows, cols]).
+template <typename T, typename Acc>
+void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& dst) {
+  const int64_t rows = x.size(1), cols = x.size(2);
+  dst.resize(static_cast<size_t>(count * rows * cols));
+  const void* p = x.dataPtr();
+  Acc* d = dst.data();
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t base = ns[i] * x.stride(0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < cols; ++k)
+        *d++ = static_cast<Acc>(T::load(p, base + r * x.stride(1) + k * x.stride(2)));
+  }
+}
+
+/// Writes dense `src` ([ns * rows, cols]) back to the contiguous [N, rows, cols] tensor y.
+template <typename T, typename Acc>
+void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector<Acc>& src) {
+  const int64_t block = y.size(1) * y.size(2);
+  void* p = y.dataPtr();
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t k = 0; k < block; ++k) T::store(p, ns[i] * block + k, src[i * block + k]);
+}
+
+/// The J x K (or K x J when `transposed`) matrix c[m] as a dense Acc buffer.
+template <typename T, typename Acc>
+void packMatrix(const Tensor& c, int64_t m, std::vector<Acc>& dst) {
+  const int64_t mm = m;
+  pack<T, Acc>(c, &mm, 1, dst);
+}
+
+/// Runs fn(T tag, Acc zero) with the element traits of `dtype`: float64 accumulates in double.
+template <typename F>
+void dispatchAcc(DType dtype, F&& fn) {
+  detail::dispatchFloating(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    fn(tag, typename T::Acc{});
+  });
+}
+
+void forward(const Tensor& out, const Tensor& a, const Tensor& c, const Groups& g) {
+  const int64_t I = a.size(1), J = a.size(2), K = c.size(2);
+  const int64_t M = c.size(0);
+  dispatchAcc(a.dtype(), [&](auto tag, auto zero) {
+    using T = decltype(tag);
+    using Acc = decltype(zero);
+    std::vector<Acc> packedA, packedC, packedOut;
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t count = g.offsets[m + 1] - g.offsets[m];
+      if (count == 0) continue;
+      const int64_t* ns = g.order.data() + g.offsets[m];
+      pack<T, Acc>(a, ns, count, packedA);
+      packMatrix<T, Acc>(c, m, packedC);
+      packedOut.resize(static_cast<size_t>(count * I * K));
+      blas::gemm(false, false, count * I, K, J, Acc{1}, packedA.data(), J, packedC.data(), K,
+                 Acc{0}, packedOut.data(), K);
+      unpack<T, Acc>(out, ns, count, packedOut);
+    }
+  });
+}
+
+class GatherBmmBackward final : public Node {
+ public:
+  GatherBmmBackward(const Tensor& a, const Tensor& c, Tensor q, bool needA, bool needC)
+      : q_(std::move(q)) {
+    // References only: a and c are alive anyway; nothing new is allocated.
+    if (needA) c_ = SavedTensor(c, savedWhy("c", name(), a));
+    if (needC) a_ = SavedTensor(a, savedWhy("a", name(), c));
+    aSizes_ = a.sizes();
+    cSizes_ = c.sizes();
+  }
+  std::string name() const override { return "GatherBmmBackward"; }
+  TensorList apply(TensorList&& grads) override;
+  void releaseSaved() override {
+    a_.reset();
+    c_.reset();
+  }
+
+ private:
+  SavedTensor a_, c_;
+  Tensor q_;
+  Shape aSizes_, cSizes_;
+};
+
+TensorList GatherBmmBackward::apply(TensorList&& grads) {
+  const Tensor& dO = grads[0];
+  TensorList result(2);
+  if (!dO.defined()) return result;
+  OpScope op(dO.device(), "gather_bmm_backward");
+  const DevicePtr& device = dO.storage().devicePtr();
+  const Tensor qOnDevice = q_.deviceKind() == DeviceKind::Host && device
+                               ? toDevice(q_, device, "q copied to the device")
+                               : q_;
+  Tensor dA, dC;
+  if (needsInputGrad(0)) dA = empty(aSizes_, dO.dtype(), device, "grad of a");
+  if (needsInputGrad(1)) dC = zeros(cSizes_, dO.dtype(), device, "grad of c");
+  if (dO.hasData()) {
+    const Groups g = groupByIndex(q_, cSizes_[0]);
+    const int64_t I = aSizes_[1], J = aSizes_[2], K = cSizes_[2];
+    dispatchAcc(dO.dtype(), [&](auto tag, auto zero) {
+      using T = decltype(tag);
+      using Acc = decltype(zero);
+      std::vector<Acc> packedDO, packedX, packedResult;
+      for (int64_t m = 0; m < cSizes_[0]; ++m) {
+        const int64_t count = g.offsets[m + 1] - g.offsets[m];
+        if (count == 0) continue;
+        const int64_t* ns = g.order.data() + g.offsets[m];
+        pack<T, Acc>(dO, ns, count, packedDO);  // [count*I, K]
+        if (dA.defined()) {                     // dA[n] = dO[n] @ c[m]^T
+          packMatrix<T, Acc>(c_.get(), m, packedX);  // [J, K]
+          packedResult.resize(static_cast<size_t>(count * I * J));
+          blas::gemm(false, true, count * I, J, K, Acc{1}, packedDO.data(), K, packedX.data(), K,
+                     Acc{0}, packedResult.data(), J);
+          unpack<T, Acc>(dA, ns, count, packedResult);
+        }
+        if (dC.defined()) {  // dC[m] = sum_n a[n]^T @ dO[n] = A_m^T [J, count*I] @ dO_m
+          pack<T, Acc>(a_.get(), ns, count, packedX);  // [count*I, J]
+          packedResult.resize(static_cast<size_t>(J * K));
+          blas::gemm(true, false, J, K, count * I, Acc{1}, packedX.data(), J, packedDO.data(), K,
+                     Acc{0}, packedResult.data(), K);
+          const int64_t mm = m;
+          unpack<T, Acc>(dC, &mm, 1, packedResult);
+        }
+      }
+    });
+  }
+  result[0] = dA;
+  result[1] = dC;
+  return result;
+}
+
+}  // namespace
+
+Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
+  if (a.dim() != 3) throw std::invalid_argument("gather_bmm: a must be [N, I, J], got " + a.shapeString());
+  if (c.dim() != 3) throw std::invalid_argument("gather_bmm: c must be [M, J, K], got " + c.shapeString());
+  if (q.dim() != 1 || q.dtype() != DType::Int64)
+    throw std::invalid_argument("gather_bmm: q must be a 1-d int64 tensor");
+  if (q.size(0) != a.size(0))
+    throw std::invalid_argument("gather_bmm: q has " + std::to_string(q.size(0)) +
+                                " entries but a has N = " + std::to_string(a.size(0)));
+  if (a.size(2) != c.size(1))
+    throw std::invalid_argument("gather_bmm: a's J (" + std::to_string(a.size(2)) +
+                                ") differs from c's J (" + std::to_string(c.size(1)) + ")");
+  if (a.dtype() != c.dtype()) throw std::invalid_argument("gather_bmm: a and c dtypes differ");
+  const int64_t M = c.size(0);
+  if (q.hasData()) {
+    const Tensor qc = q.isContiguous() ? q : clone(q);
+    for (int64_t n = 0; n < qc.numel(); ++n) {
+      const int64_t v = qc.data<int64_t>()[n];
+      if (v < 0 || v >= M)
+        throw std::out_of_range("q[" + std::to_string(n) + "] = " + std::to_string(v) +
+                                " is out of bounds for c's dimension 0 with size " +
+                                std::to_string(M));
+    }
+  }
+  OpScope op(a.device(), "gather_bmm");
+  const DevicePtr& device = a.storage().devicePtr();
+  Tensor out = empty({a.size(0), a.size(1), c.size(2)}, a.dtype(), device, "gather_bmm output");
+  {
+    const Tensor qOnDevice = q.deviceKind() == DeviceKind::Host && device
+                                 ? toDevice(q, device, "q copied to the device")
+                                 : q;
+    if (out.hasData() && a.hasData() && q.hasData()) forward(out, a, c, groupByIndex(q, M));
+  }
+  if (anyRequiresGrad({&a, &c})) {
+    auto node = std::make_shared<GatherBmmBackward>(a, c, q, a.requiresGrad(), c.requiresGrad());
+    node->nextEdges = {gradientEdge(a), gradientEdge(c)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+}  // namespace matmulviz

@@ -1,0 +1,224 @@
+// mm, bmm and matmul with PyTorch's rules (aten/src/ATen/native/LinearAlgebra.cpp: matmul,
+// should_fold; tools/autograd/derivatives.yaml: mm and bmm save mat2 only when self requires
+// grad, and self only when mat2 requires grad).
+#include "core/autograd/grad_mode.h"
+#include "core/autograd/node.h"
+#include "core/ops/gemm_kernel.h"
+#include "core/ops/ops.h"
+
+#include <stdexcept>
+
+namespace matmulviz {
+
+namespace {
+
+std::string dims(const Tensor& t) {
+  std::string s;
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "x" : "") + std::to_string(t.size(i));
+  return s;
+}
+
+/// A matrix operand BLAS can read, making a contiguous copy (allocated like PyTorch's
+/// prepare_matrix_for_cublas clone) only when the strides do not allow it.
+Tensor blasReady(const Tensor& t) {
+  const int64_t d = t.dim();
+  if (detail::blasCompatible(t.size(d - 2), t.size(d - 1), t.stride(d - 2), t.stride(d - 1)))
+    return t;
+  NoGradGuard noGrad;
+  return clone(t);
+}
+
+/// The product for [B, n, m] @ [B, m, p] into a new tensor.
+Tensor product3d(const Tensor& a, const Tensor& b, const char* op) {
+  OpScope scope(a.device(), op);
+  Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.storage().devicePtr(),
+                     std::string(op) + " output");
+  detail::batchedGemm(out, blasReady(a), blasReady(b));
+  return out;
+}
+
+class MatProductBackward final : public Node {
+ public:
+  MatProductBackward(bool batched, const Tensor& self, const Tensor& mat2, bool needSelf,
+                     bool needMat2)
+      : batched_(batched) {
+    const std::string node = name();
+    // mat2 is needed for self's gradient, self for mat2's gradient.
+    if (needSelf) mat2_ = SavedTensor(mat2, savedWhy("mat2", node, self));
+    if (needMat2) self_ = SavedTensor(self, savedWhy("self", node, mat2));
+  }
+  std::string name() const override { return batched_ ? "BmmBackward0" : "MmBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    TensorList out(2);
+    const Tensor& grad = g[0];
+    if (!grad.defined()) return out;
+    if (batched_) {
+      if (needsInputGrad(0)) out[0] = bmm(grad, transpose(mat2_.get(), 1, 2));
+      if (needsInputGrad(1)) out[1] = bmm(transpose(self_.get(), 1, 2), grad);
+    } else {
+      if (needsInputGrad(0)) out[0] = mm(grad, transpose(mat2_.get(), 0, 1));
+      if (needsInputGrad(1)) out[1] = mm(transpose(self_.get(), 0, 1), grad);
+    }
+    return out;
+  }
+  void releaseSaved() override {
+    self_.reset();
+    mat2_.reset();
+  }
+
+ private:
+  bool batched_;
+  SavedTensor self_, mat2_;
+};
+
+Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor& mat2) {
+  if (anyRequiresGrad({&self, &mat2})) {
+    auto node = std::make_shared<MatProductBackward>(batched, self, mat2,
+                                                     self.requiresGrad(), mat2.requiresGrad());
+    node->nextEdges = {gradientEdge(self), gradientEdge(mat2)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.dtype() != b.dtype())
+    throw std::invalid_argument(std::string("expected ") + op + " operands to have the same dtype, but got " +
+                                std::string(dtypeName(a.dtype())) + " and " +
+                                std::string(dtypeName(b.dtype())));
+  if (a.device() != b.device())
+    throw std::invalid_argument(std::string("expected ") + op +
+                                " operands to be on the same device");
+}
+
+/// The broadcast of two batch shapes (at::infer_size).
+Shape broadcastShapes(const Shape& a, const Shape& b) {
+  const size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw std::invalid_argument("The size of tensor a (" + std::to_string(da) +
+                                  ") must match the size of tensor b (" + std::to_string(db) +
+                                  ") at non-singleton dimension " + std::to_string(i));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// should_fold (PyTorch 2.x): fold the larger operand into a matrix and call mm, when the
+/// other is a vector or matrix and either it requires grad or the fold is a free view.
+bool shouldFold(const Tensor& t1, const Tensor& t2) {
+  const bool t1Larger = t1.dim() >= t2.dim();
+  const Tensor big = t1Larger ? t1 : mT(t2);
+  const int64_t dimBig = big.dim();
+  const int64_t dimSmall = t1Larger ? t2.dim() : t1.dim();
+  if (!(dimBig >= 3 && (dimSmall == 1 || dimSmall == 2))) return false;
+  const bool smallRequiresGrad = t1Larger ? t2.requiresGrad() : t1.requiresGrad();
+  if (smallRequiresGrad && GradMode::isEnabled()) return true;
+  if (t1.dim() == 2) return false;
+  if (big.numel() == 0) return true;
+  for (int64_t i = 0; i < dimBig - 2; ++i)
+    if (big.stride(i) != big.stride(i + 1) * big.size(i + 1)) return false;
+  return true;
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  if (self.dim() != 2) throw std::invalid_argument("self must be a matrix");
+  if (mat2.dim() != 2) throw std::invalid_argument("mat2 must be a matrix");
+  if (self.size(1) != mat2.size(0))
+    throw std::invalid_argument("mat1 and mat2 shapes cannot be multiplied (" + dims(self) +
+                                " and " + dims(mat2) + ")");
+  checkSameDTypeAndDevice(self, mat2, "mm");
+  Tensor out3;
+  {
+    NoGradGuard noGrad;
+    out3 = product3d(unsqueeze(self, 0), unsqueeze(mat2, 0), "mm");
+  }
+  Tensor out = makeView(out3, {self.size(0), mat2.size(1)}, {mat2.size(1), 1}, 0);
+  return recordProduct(out, false, self, mat2);
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  if (self.dim() != 3) throw std::invalid_argument("batch1 must be a 3D tensor");
+  if (mat2.dim() != 3) throw std::invalid_argument("batch2 must be a 3D tensor");
+  if (self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1))
+    throw std::invalid_argument("Expected size for first two dimensions of batch2 tensor to be: [" +
+                                std::to_string(self.size(0)) + ", " + std::to_string(self.size(2)) +
+                                "] but got: [" + std::to_string(mat2.size(0)) + ", " +
+                                std::to_string(mat2.size(1)) + "].");
+  checkSameDTypeAndDevice(self, mat2, "bmm");
+  Tensor out;
+  {
+    NoGradGuard noGrad;
+    out = product3d(self, mat2, "bmm");
+  }
+  return recordProduct(out, true, self, mat2);
+}
+
+Tensor matmul(const Tensor& t1, const Tensor& t2) {
+  const int64_t d1 = t1.dim(), d2 = t2.dim();
+  if (d1 == 0 || d2 == 0)
+    throw std::invalid_argument("both arguments to matmul need to be at least 1D, but they are " +
+                                std::to_string(d1) + "D and " + std::to_string(d2) + "D");
+  const int64_t inner1 = t1.size(-1);
+  const int64_t inner2 = d2 == 1 ? t2.size(0) : t2.size(-2);
+  if (inner1 != inner2)
+    throw std::invalid_argument("matmul: size mismatch, got input (" + dims(t1) + ") and (" +
+                                dims(t2) + "): the last dim of the first (" +
+                                std::to_string(inner1) + ") must equal the " +
+                                (d2 == 1 ? "size" : "second to last dim") + " of the second (" +
+                                std::to_string(inner2) + ")");
+  if (d1 == 1 && d2 == 1) return view(mm(unsqueeze(t1, 0), unsqueeze(t2, 1)), {});  // dot
+  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);               // mv
+  if (d1 == 1 && d2 == 2) return squeeze(mm(unsqueeze(t1, 0), t2), 0);
+  if (d1 == 2 && d2 == 2) return mm(t1, t2);
+
+  if (shouldFold(t1, t2)) {
+    const bool transposed = d2 > d1;
+    const Tensor big = transposed ? mT(t2) : t1;
+    const Tensor small = !transposed ? t2 : (d1 == 2 ? transpose(t1, 0, 1) : t1);
+    Shape outputShape(big.sizes().begin(), big.sizes().end() - 1);
+    const int64_t folded = numelOf(outputShape);
+    const Tensor bigFolded = reshape(big, {folded, big.size(-1)});  // a view unless it cannot be
+    if (small.dim() == 2) {
+      outputShape.push_back(small.size(1));
+      Tensor out = unsafeView(mm(bigFolded, small), outputShape);
+      return transposed ? contiguous(mT(out)) : out;
+    }
+    return unsafeView(squeeze(mm(bigFolded, unsqueeze(small, 1)), 1), outputShape);
+  }
+
+  // Broadcast the batch dims, expand both to 3-d and call bmm.
+  const int64_t n = d1 > 1 ? t1.size(-2) : 1;
+  const int64_t m1 = t1.size(-1);
+  const Shape batch1(t1.sizes().begin(), t1.sizes().end() - std::min<int64_t>(d1, 2));
+  const int64_t m2 = d2 > 1 ? t2.size(-2) : t2.size(0);
+  const int64_t p = d2 > 1 ? t2.size(-1) : 1;
+  const Shape batch2(t2.sizes().begin(), t2.sizes().end() - std::min<int64_t>(d2, 2));
+  Shape outputShape = broadcastShapes(batch1, batch2);
+  const int64_t batchProduct = numelOf(outputShape);
+
+  Shape t1Size = outputShape;
+  t1Size.insert(t1Size.end(), {n, m1});
+  const Tensor t1Expanded = reshape(expand(t1, t1Size), {batchProduct, n, m1});
+  const bool vectorRhs = d2 == 1;
+  Shape t2Size = outputShape;
+  if (vectorRhs)
+    t2Size.push_back(m2);
+  else
+    t2Size.insert(t2Size.end(), {m2, p});
+  Tensor t2Expanded = expand(t2, t2Size);
+  if (vectorRhs) t2Expanded = unsqueeze(t2Expanded, -1);
+  t2Expanded = reshape(t2Expanded, {batchProduct, m2, p});
+  if (d1 > 1) outputShape.push_back(n);
+  if (d2 > 1) outputShape.push_back(p);
+  Tensor out = bmm(t1Expanded, t2Expanded);
+  if (vectorRhs) out = squeeze(out, -1);
+  return unsafeView(out, outputShape);
+}
+
+}  // namespace matmulviz

@@ -1,0 +1,90 @@
+#pragma once
+// The engine's differentiable ops, named and behaving as PyTorch's (ATen) ops. Views share the
+// input's storage and allocate nothing; copies allocate through the device's allocator model.
+// Every op records an autograd node when grad mode is on and an input requires grad.
+// Shapes are row-major; dims may be negative (counted from the end). Errors are exceptions
+// with PyTorch's wording where it has one (std::invalid_argument for bad shapes/arguments,
+// std::out_of_range for bad dims or indices, OutOfMemoryError from the allocator).
+
+#include "core/tensor/tensor.h"
+
+#include <optional>
+#include <vector>
+
+namespace matmulviz {
+
+// ---- views (aten/src/ATen/native/TensorShape.cpp) ----
+/// t[..., start:end:step, ...] along `dim`; start/end are clamped like Python slices.
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+/// torch.narrow(t, dim, start, length).
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+/// t.select(dim, index): drops `dim`; negative index counts from the end.
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+/// t.view(sizes) (one size may be -1). Throws when the strides do not allow a view, with
+/// PyTorch's message ("view size is not compatible with input tensor's size and stride...").
+Tensor view(const Tensor& t, Shape sizes);
+/// t.reshape(sizes): a view when the strides allow it, else a contiguous copy then a view.
+Tensor reshape(const Tensor& t, Shape sizes);
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+/// t.expand(sizes): broadcasts size-1 dims with stride 0; -1 keeps a size.
+Tensor expand(const Tensor& t, Shape sizes);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor squeeze(const Tensor& t, int64_t dim);
+
+// ---- copies ----
+/// t itself when contiguous, else a contiguous copy (CloneBackward0).
+Tensor contiguous(const Tensor& t);
+/// A contiguous copy (torch.clone).
+Tensor clone(const Tensor& t);
+/// dst[...] = src[...] (same shape; dtype converted). Not differentiable (in-place, no graph).
+void copyInto(const Tensor& dst, const Tensor& src);
+/// Moves a tensor to a device (host when null): torch.Tensor.to(device). Differentiable.
+Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& label);
+/// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0).
+Tensor toDType(const Tensor& t, DType dtype);
+
+/// Advanced indexing along dim 0: t[index], `index` an int64 tensor of any shape with >= 1 dim
+/// (a copy of shape index.sizes + t.sizes[1:]), or 0-dim (a view: t.select(0, index)).
+/// A host index used on a device tensor is copied to the device for the gather and freed right
+/// after (aten/src/ATen/native/TensorAdvancedIndexing.cpp, index -> TensorIterator).
+/// Throws std::out_of_range naming the offending index ("index 2048 is out of bounds for
+/// dimension 0 with size 2048").
+Tensor index(const Tensor& t, const Tensor& indices);
+
+// ---- arithmetic ----
+Tensor add(const Tensor& a, const Tensor& b);
+/// a += b in place (same shape, no autograd: used for gradient accumulation).
+void addInPlace(const Tensor& a, const Tensor& b);
+/// Sum of all elements (0-dim result).
+Tensor sum(const Tensor& t);
+/// Sums `t` down to `sizes` over broadcast dims (at::sum_to).
+Tensor sumTo(const Tensor& t, const Shape& sizes);
+
+// ---- matrix products (aten/src/ATen/native/LinearAlgebra.cpp) ----
+/// [n, m] @ [m, p] -> [n, p]. Saves mat2 iff self requires grad, self iff mat2 does.
+Tensor mm(const Tensor& self, const Tensor& mat2);
+/// [b, n, m] @ [b, m, p] -> [b, n, p]. Same saving rule.
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+/// torch.matmul: dot/mv/mm for 1-2 dims, folding of the larger operand into mm when
+/// should_fold() says so, else broadcast batch dims, expand + reshape to 3-d and bmm.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+/// torch.cat(tensors, dim): one new tensor; CatBackward0 saves no tensors, only sizes.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+
+/// The fused gathered batched matmul: out[n] = a[n] @ c[q[n]], a [N, I, J], c [M, J, K],
+/// q [N] int64 (host), out [N, I, K], without materialising c[q]. Backward:
+/// dA[n] = dO[n] @ c[q[n]]^T, dC[m] = sum over n with q[n] = m of a[n]^T @ dO[n].
+/// Saves references to a, c and q only (no new memory). Device memory: q's device copy
+/// (N x 8 bytes) during each pass, the output, and in backward dA and dC.
+Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q);
+
+}  // namespace matmulviz
+
+namespace matmulviz {
+/// at::_unsafe_view: view() whose backward node is UnsafeViewBackward0 (used inside matmul).
+Tensor unsafeView(const Tensor& t, Shape sizes);
+/// The last two dims swapped (Tensor.mT).
+Tensor mT(const Tensor& t);
+}  // namespace matmulviz

@@ -1,0 +1,78 @@
+// Reductions: sum (all elements) and sumTo (the backward of broadcasting).
+#include "core/autograd/node.h"
+#include "core/ops/ops.h"
+#include "core/ops/strided_loop.h"
+
+#include <stdexcept>
+
+namespace matmulviz {
+
+namespace {
+
+class SumBackward final : public Node {
+ public:
+  explicit SumBackward(Shape sizes) : sizes_(std::move(sizes)) {}
+  std::string name() const override { return "SumBackward0"; }
+  TensorList apply(TensorList&& g) override { return {expand(g[0], sizes_)}; }
+
+ private:
+  Shape sizes_;
+};
+
+}  // namespace
+
+Tensor sumTo(const Tensor& t, const Shape& sizes) {
+  if (t.sizes() == sizes) return t;
+  const int64_t lead = t.dim() - static_cast<int64_t>(sizes.size());
+  if (lead < 0) throw std::invalid_argument("sumTo: target has more dims than the tensor");
+  OpScope op(t.device(), "sum_to_size");
+  Tensor out = zeros(sizes, t.dtype(), t.storage().devicePtr(), "sum");
+  if (!t.hasData()) return out;
+  // Out strides seen from t's index space: 0 on leading and broadcast dims.
+  Shape outStrides(static_cast<size_t>(t.dim()), 0);
+  for (int64_t d = lead; d < t.dim(); ++d) {
+    const int64_t s = sizes[d - lead];
+    if (s == t.size(d)) {
+      outStrides[d] = out.stride(d - lead);
+    } else if (s != 1) {
+      throw std::invalid_argument("sumTo: size " + std::to_string(s) +
+                                  " cannot be reached from " + std::to_string(t.size(d)));
+    }
+  }
+  detail::dispatchFloating(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    void* po = out.dataPtr();
+    const void* pt = t.dataPtr();
+    detail::forEachRun(t.sizes(), outStrides, t.strides(),
+                       [&](int64_t oo, int64_t ot, int64_t n, int64_t so, int64_t st) {
+                         for (int64_t i = 0; i < n; ++i)
+                           T::store(po, oo + i * so, T::load(po, oo + i * so) + T::load(pt, ot + i * st));
+                       });
+  });
+  return out;
+}
+
+Tensor sum(const Tensor& t) {
+  OpScope op(t.device(), "sum");
+  Tensor out = zeros({}, t.dtype(), t.storage().devicePtr(), "sum");
+  if (t.hasData()) {
+    detail::dispatchFloating(t.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      double acc = 0;
+      const void* pt = t.dataPtr();
+      detail::forEachRun(t.sizes(), t.strides(), t.strides(),
+                         [&](int64_t o, int64_t, int64_t n, int64_t s, int64_t) {
+                           for (int64_t i = 0; i < n; ++i) acc += T::load(pt, o + i * s);
+                         });
+      T::store(out.dataPtr(), 0, static_cast<typename T::Acc>(acc));
+    });
+  }
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<SumBackward>(t.sizes());
+    node->nextEdges = {gradientEdge(t)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+}  // namespace matmulviz

@@ -1,0 +1,85 @@
+#pragma once
+// Walks the elements of one or two strided tensors of the same shape, innermost dimension in
+// runs: fn(offsetA, offsetB, length, innerStrideA, innerStrideB), offsets in elements.
+
+#include "core/tensor/tensor.h"
+
+#include <vector>
+
+namespace matmulviz::detail {
+
+template <typename F>
+void forEachRun(const Shape& sizes, const Shape& stridesA, const Shape& stridesB, F&& fn) {
+  const auto dim = static_cast<int64_t>(sizes.size());
+  if (numelOf(sizes) == 0) return;
+  if (dim == 0) {
+    fn(int64_t{0}, int64_t{0}, int64_t{1}, int64_t{1}, int64_t{1});
+    return;
+  }
+  const int64_t inner = dim - 1;
+  std::vector<int64_t> idx(static_cast<size_t>(dim), 0);
+  int64_t offA = 0, offB = 0;
+  while (true) {
+    fn(offA, offB, sizes[inner], stridesA[inner], stridesB[inner]);
+    int64_t d = inner - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < sizes[d]) {
+        offA += stridesA[d];
+        offB += stridesB[d];
+        break;
+      }
+      offA -= stridesA[d] * (sizes[d] - 1);
+      offB -= stridesB[d] * (sizes[d] - 1);
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+/// Float element access for the float dtypes; arithmetic happens in float (or double for
+/// float64), as PyTorch accumulates float16/bfloat16 in float32.
+template <typename F>
+void dispatchFloating(DType t, F&& fn);
+
+struct F32 {
+  using Acc = float;
+  static float load(const void* p, int64_t i) { return static_cast<const float*>(p)[i]; }
+  static void store(void* p, int64_t i, float v) { static_cast<float*>(p)[i] = v; }
+};
+struct F64 {
+  using Acc = double;
+  static double load(const void* p, int64_t i) { return static_cast<const double*>(p)[i]; }
+  static void store(void* p, int64_t i, double v) { static_cast<double*>(p)[i] = v; }
+};
+struct F16 {
+  using Acc = float;
+  static float load(const void* p, int64_t i) {
+    return halfToFloat(static_cast<const uint16_t*>(p)[i]);
+  }
+  static void store(void* p, int64_t i, float v) {
+    static_cast<uint16_t*>(p)[i] = floatToHalf(v);
+  }
+};
+struct BF16 {
+  using Acc = float;
+  static float load(const void* p, int64_t i) {
+    return bfloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+  }
+  static void store(void* p, int64_t i, float v) {
+    static_cast<uint16_t*>(p)[i] = floatToBFloat16(v);
+  }
+};
+
+template <typename F>
+void dispatchFloating(DType t, F&& fn) {
+  switch (t) {
+    case DType::Float32: fn(F32{}); return;
+    case DType::Float64: fn(F64{}); return;
+    case DType::Float16: fn(F16{}); return;
+    case DType::BFloat16: fn(BF16{}); return;
+    case DType::Int64: break;
+  }
+  throw std::invalid_argument("this op needs a floating point tensor, got int64");
+}
+
+}  // namespace matmulviz::detail

@@ -1,0 +1,72 @@
+#include "core/report/report_json.h"
+
+#include <cmath>
+
+namespace matmulviz {
+
+namespace {
+
+nlohmann::json numberOrNull(double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); }
+
+nlohmann::json backwardJson(const BackwardOutcome& b) {
+  using S = BackwardOutcome::Status;
+  nlohmann::json j;
+  switch (b.status) {
+    case S::NotRequested: return nullptr;
+    case S::Ran: j["status"] = "ran"; break;
+    case S::Skipped: j["status"] = "skipped"; break;
+    case S::Failed: j["status"] = "failed"; break;
+  }
+  j["message"] = b.message.empty() ? nlohmann::json() : nlohmann::json(b.message);
+  j["estimate_s"] = b.estimateSeconds;
+  j["estimate_allocated_bytes"] = b.estimateBytes;
+  if (b.status == S::Ran) {
+    j["time_s"] = b.timeSeconds;
+    j["max_mem_bytes"] = b.maxMemBytes;
+    j["cur_mem_bytes"] = b.curMemBytes;
+    j["max_mem_mib"] = toMiBFloor(b.maxMemBytes);
+    j["cur_mem_mib"] = toMiBFloor(b.curMemBytes);
+    j["max_rel_err_da"] = numberOrNull(b.maxRelErrDA);
+    j["max_rel_err_dc"] = numberOrNull(b.maxRelErrDC);
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const StrategiesReport& report) {
+  const Workload& w = report.workload;
+  nlohmann::json j;
+  j["workload"] = {{"n", w.n}, {"m", w.m},         {"i", w.i},
+                   {"j", w.j}, {"k", w.k},         {"batch", w.batch},
+                   {"dtype", std::string(dtypeName(w.dtype))}};
+  j["device"] = std::string(deviceKindName(report.device));
+  j["notes"] = report.notes;
+  j["runs"] = nlohmann::json::array();
+  for (const StrategyRun& r : report.runs) {
+    nlohmann::json run;
+    run["strategy"] = r.strategy;
+    run["requires_grad"] = r.requiresGrad;
+    run["ok"] = r.ok;
+    run["error"] = r.ok ? nlohmann::json() : nlohmann::json(r.error);
+    run["time_s"] = {{"cold", r.time.cold}, {"median", r.time.median}, {"min", r.time.min},
+                     {"max", r.time.max}};
+    run["cur_mem_bytes"] = r.current.allocatedBytes;
+    run["max_mem_bytes"] = r.peak.allocatedBytes;
+    run["cur_mem_mib"] = toMiBFloor(r.current.allocatedBytes);
+    run["max_mem_mib"] = toMiBFloor(r.peak.allocatedBytes);
+    run["requested_peak_bytes"] = r.peak.requestedBytes;
+    run["reserved_peak_bytes"] = r.peak.reservedBytes;
+    run["output_shape"] = r.outputShape;
+    run["max_rel_err"] = numberOrNull(r.maxRelErr);
+    run["kept_alive"] = nlohmann::json::array();
+    for (const KeptAlive& k : r.keptAlive)
+      run["kept_alive"].push_back(
+          {{"label", k.label}, {"bytes", k.bytes}, {"count", k.count}, {"why", k.why}});
+    run["backward"] = backwardJson(r.backward);
+    j["runs"].push_back(std::move(run));
+  }
+  return j;
+}
+
+}  // namespace matmulviz

@@ -1,0 +1,17 @@
+#pragma once
+// The strategies report as JSON, in the schema of DESIGN.md's command-line contract:
+// {"workload": {...}, "device": "cpu", "runs": [{"strategy", "requires_grad", "ok", "error",
+//   "time_s": {"cold", "median", "min", "max"}, "cur_mem_bytes", "max_mem_bytes", "cur_mem_mib",
+//   "max_mem_mib", "output_shape", "max_rel_err", "kept_alive": [{"label", "bytes", "why"}]}]}
+// plus, additively: "notes", per run "requested_peak_bytes", "reserved_peak_bytes",
+// "kept_alive[].count", and "backward" when --backward was given.
+
+#include "core/report/strategies_report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace matmulviz {
+
+nlohmann::json toJson(const StrategiesReport& report);
+
+}  // namespace matmulviz

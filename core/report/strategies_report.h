@@ -1,0 +1,83 @@
+#pragma once
+// What a strategies run returns: per strategy, its timings, curMem/maxMem, what stayed alive
+// and why, its error against float64, the backward outcome, and (when asked) the timeline.
+
+#include "core/memory/caching_allocator.h"
+#include "core/strategies/workload.h"
+#include "core/tensor/device.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace matmulviz {
+
+/// Blocks still allocated after the statement, grouped by label and reason.
+struct KeptAlive {
+  std::string label;  ///< "c[q]", "out", "a"
+  int64_t bytes = 0;  ///< summed block bytes (what memory_allocated counts)
+  int64_t count = 0;  ///< how many blocks
+  std::string why;    ///< "saved as mat2 of BmmBackward0 because a requires grad"
+};
+
+/// Seconds. cold is the first run (it may pay for fresh pages); median/min/max are over the
+/// warm runs (all runs when there is only one).
+struct TimeStats {
+  double cold = 0, median = 0, min = 0, max = 0;
+};
+
+struct BackwardOutcome {
+  enum class Status { NotRequested, Ran, Skipped, Failed };
+  Status status = Status::NotRequested;
+  std::string message;           ///< why skipped or failed
+  double estimateSeconds = 0;    ///< model: bytes the backward writes and reads / bandwidth
+  int64_t estimateBytes = 0;     ///< bytes allocated by the backward (meta dry run)
+  double timeSeconds = 0;
+  int64_t maxMemBytes = 0;       ///< peak allocated during backward (from forward's end)
+  int64_t curMemBytes = 0;       ///< allocated after backward (grads included)
+  double maxRelErrDA = std::numeric_limits<double>::quiet_NaN();
+  double maxRelErrDC = std::numeric_limits<double>::quiet_NaN();
+  Tensor dA, dC;  ///< host copies when the device has data and a/c require grad
+};
+
+/// Everything the allocator saw during the measured run (only with RunConfig::recordTimeline).
+struct MemoryTimeline {
+  std::vector<MemoryEvent> events;
+  std::vector<AllocationRecord> records;  ///< by id
+  std::vector<std::string> opNames;
+  std::vector<CachingAllocator::OpSpan> spans;
+  /// For records still alive at the end of the statement: why ("saved as ...").
+  std::unordered_map<int64_t, std::string> aliveWhy;
+  double statementEndUs = 0;
+};
+
+struct StrategyRun {
+  std::string strategy;
+  std::vector<std::string> requiresGrad;  ///< ["a"], ["a", "c"], []
+  bool ok = true;
+  std::string error;  ///< e.g. the out-of-memory message
+  TimeStats time;
+  MemoryCounters current;  ///< after `out = strategy(...)`, out held
+  MemoryCounters peak;     ///< since the inputs were made
+  Shape outputShape;
+  double maxRelErr = std::numeric_limits<double>::quiet_NaN();  ///< NaN: not computed (meta)
+  std::vector<KeptAlive> keptAlive;
+  BackwardOutcome backward;
+  MemoryTimeline timeline;
+  Tensor out;  ///< host copy when RunConfig::keepOutputs and the device has data
+};
+
+struct StrategiesReport {
+  Workload workload;
+  DeviceKind device = DeviceKind::Cpu;
+  std::vector<StrategyRun> runs;
+  std::vector<std::string> notes;  ///< said once, e.g. strategy3's tail
+  Tensor gradOutput;               ///< the grad_output used (host), when --backward
+  bool anyFailed() const;
+};
+
+/// bytes // 2^20 // ... as the seed prints: floor division by 1024 twice.
+inline int64_t toMiBFloor(int64_t bytes) { return bytes / 1024 / 1024; }
+
+}  // namespace matmulviz

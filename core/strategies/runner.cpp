@@ -1,0 +1,342 @@
+#include "core/strategies/runner.h"
+
+#include "core/autograd/grad_mode.h"
+#include "core/memory/host_backing.h"
+#include "core/ops/ops.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace matmulviz {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+SegmentBacking& backingFor(DeviceKind kind) {
+  static HostBacking host;
+  static MetaBacking meta;
+  switch (kind) {
+    case DeviceKind::Cpu: return host;
+    case DeviceKind::Meta: return meta;
+    default: break;
+  }
+  throw std::invalid_argument(
+      "--device " + std::string(deviceKindName(kind)) +
+      ": the engine runs strategies on cpu or meta; CUDA strategies need the CUDA backend "
+      "(see `matmulviz-cli devices`)");
+}
+
+DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options) {
+  return std::make_shared<DeviceContext>(kind, backingFor(kind), options);
+}
+
+/// The device copy of a host input, or (meta, no host data) an empty tensor of that shape.
+Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const DevicePtr& device,
+                   const std::string& label) {
+  if (host.defined() && device->hasData()) return toDevice(host, device, label);
+  OpScope op(device.get(), "to");
+  return empty(sizes, dtype, device, label);
+}
+
+Tensor hostCopy(const Tensor& t, const std::string& label) {
+  if (!t.defined() || !t.hasData()) return {};
+  NoGradGuard noGrad;
+  return toDevice(t, nullptr, label);
+}
+
+Tensor randomNormal(const Shape& sizes, DType dtype, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Tensor t = empty(sizes, dtype, nullptr, "grad_output");
+  for (int64_t x = 0, n = t.numel(); x < n; ++x) storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
+  return t;
+}
+
+std::string holdersText(const Storage& s) {
+  std::string out;
+  for (const auto& [why, count] : s.holders()) {
+    if (!out.empty()) out += "; ";
+    out += why;
+    if (count > 1) out += " (by " + std::to_string(count) + " nodes)";
+  }
+  return out;
+}
+
+/// Why each live block is alive: held by the caller (inputs, out) and/or saved by autograd.
+std::unordered_map<int64_t, std::string> aliveReasons(
+    const DeviceContext& device, const std::map<int64_t, std::string>& callerHeld) {
+  std::unordered_map<int64_t, std::string> reasons;
+  for (const AllocationRecord* rec : device.allocator().liveRecords()) {
+    std::string why;
+    if (auto it = callerHeld.find(rec->id); it != callerHeld.end()) why = it->second;
+    if (const Storage* s = device.storageOf(rec->id)) {
+      const std::string saved = holdersText(*s);
+      if (!saved.empty()) why += (why.empty() ? "" : "; also ") + saved;
+    }
+    if (why.empty()) why = "referenced by a tensor outside the statement";
+    reasons[rec->id] = why;
+  }
+  return reasons;
+}
+
+std::vector<KeptAlive> groupKeptAlive(const DeviceContext& device,
+                                      const std::unordered_map<int64_t, std::string>& reasons) {
+  std::map<std::pair<std::string, std::string>, KeptAlive> groups;
+  for (const AllocationRecord* rec : device.allocator().liveRecords()) {
+    const std::string& why = reasons.at(rec->id);
+    KeptAlive& k = groups[{rec->label, why}];
+    k.label = rec->label;
+    k.why = why;
+    k.bytes += rec->blockBytes;
+    ++k.count;
+  }
+  std::vector<KeptAlive> out;
+  for (auto& [key, k] : groups) out.push_back(std::move(k));
+  std::stable_sort(out.begin(), out.end(), [](const KeptAlive& x, const KeptAlive& y) { return x.bytes > y.bytes; });
+  return out;
+}
+
+TimeStats summarize(std::vector<double> times) {
+  TimeStats t;
+  if (times.empty()) return t;
+  t.cold = times.front();
+  std::vector<double> warm(times.size() > 1 ? times.begin() + 1 : times.begin(), times.end());
+  std::sort(warm.begin(), warm.end());
+  t.min = warm.front();
+  t.max = warm.back();
+  const size_t mid = warm.size() / 2;
+  t.median = warm.size() % 2 ? warm[mid] : 0.5 * (warm[mid - 1] + warm[mid]);
+  return t;
+}
+
+MemoryTimeline captureTimeline(const CachingAllocator& alloc) {
+  MemoryTimeline t;
+  t.events = alloc.events();
+  t.opNames = alloc.opNames();
+  t.spans = alloc.opSpans();
+  t.records.reserve(alloc.records().size());
+  for (const auto& [id, rec] : alloc.records()) t.records.push_back(rec);
+  std::sort(t.records.begin(), t.records.end(), [](auto& x, auto& y) { return x.id < y.id; });
+  return t;
+}
+
+}  // namespace
+
+bool StrategiesReport::anyFailed() const {
+  for (const auto& r : runs)
+    if (!r.ok || r.backward.status == BackwardOutcome::Status::Failed) return true;
+  return false;
+}
+
+double hostBandwidthBytesPerSecond() {
+  static const double bandwidth = [] {
+    const size_t bytes = size_t{64} << 20;
+    std::vector<char> src(bytes, 1), dst(bytes, 0);  // touched once here, outside the timing
+    const auto t0 = Clock::now();
+    for (int r = 0; r < 3; ++r) std::memcpy(dst.data(), src.data(), bytes);
+    const double s = secondsSince(t0);
+    return s > 0 ? 3.0 * 2.0 * static_cast<double>(bytes) / s : 1e10;  // read + write
+  }();
+  return bandwidth;
+}
+
+StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutput)
+    : config_(std::move(config)), inputs_(std::move(inputs)), gradOutput_(std::move(gradOutput)) {
+  config_.workload.validate();
+  if (config_.repeats < 1) throw std::invalid_argument("--repeats: must be at least 1");
+  for (const auto& name : config_.strategies) findStrategy(name);
+  checkInputs(config_.workload, inputs_);
+  const Workload& w = config_.workload;
+  if (config_.backward && !gradOutput_.defined() && inputs_.a.defined())
+    gradOutput_ = randomNormal({w.n, w.i, w.k}, w.dtype, config_.seed + 1);
+  if (gradOutput_.defined() && gradOutput_.sizes() != Shape{w.n, w.i, w.k})
+    throw std::invalid_argument("--grad-output: expected shape " +
+                                shapeToString({w.n, w.i, w.k}) + " but got " +
+                                gradOutput_.shapeString());
+}
+
+StrategyRunner::DryRun StrategyRunner::dryRun(const StrategyInfo& s) const {
+  const Workload& w = config_.workload;
+  auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
+  Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a");
+  Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c");
+  a.setRequiresGrad(config_.requiresGradA);
+  c.setRequiresGrad(config_.requiresGradC);
+  DryRun result;
+  Tensor out = s.run(a, c, inputs_.q, w.batch);
+  if (config_.backward && out.requiresGrad()) {
+    Tensor g = deviceInput({}, out.sizes(), w.dtype, device, "grad_output");
+    const int64_t before = device->allocator().cumulativeAllocatedBytes();
+    out.backward(g);
+    result.backwardBytes = device->allocator().cumulativeAllocatedBytes() - before;
+  }
+  result.peakReservedBytes = device->allocator().peak().reservedBytes;
+  return result;
+}
+
+void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
+  if (config_.device != DeviceKind::Cpu) return;
+  const int64_t available = availableHostMemoryBytes();
+  for (const auto& name : config_.strategies) {
+    if (progress) progress("checking the memory " + name + " needs (meta dry run)");
+    const DryRun d = dryRun(findStrategy(name));
+    if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
+      throw std::invalid_argument(
+          "workload too large for this machine: " + name + " needs " +
+          formatBytes(d.peakReservedBytes) + " of device memory at its peak (held in host RAM on "
+          "--device cpu) but only " + formatBytes(available) +
+          " are available; use --device meta to see its memory without data, or smaller sizes");
+  }
+}
+
+StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atomic<bool>* cancel) {
+  StrategiesReport report;
+  report.workload = config_.workload;
+  report.device = config_.device;
+  const Workload& w = config_.workload;
+  const bool hasData = config_.device == DeviceKind::Cpu;
+  if (std::find(config_.strategies.begin(), config_.strategies.end(), "strategy3") !=
+          config_.strategies.end() && w.n % w.batch != 0)
+    report.notes.push_back("strategy3: N % batch = " + std::to_string(w.n % w.batch) +
+                           ": the last step multiplies the remaining rows (the seed's code drops "
+                           "them)");
+  if (hasData) {
+    if (progress) progress("computing the float64 reference");
+    reference_ = referenceOutput(inputs_);
+    if (config_.backward) referenceGradients(inputs_, gradOutput_, refDA_, refDC_);
+    report.gradOutput = gradOutput_;
+  }
+  for (const auto& name : config_.strategies) {
+    if (cancel && cancel->load()) {
+      report.notes.push_back("cancelled before " + name);
+      break;
+    }
+    report.runs.push_back(runOne(findStrategy(name), progress));
+  }
+  return report;
+}
+
+StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const ProgressFn& progress) {
+  const Workload& w = config_.workload;
+  StrategyRun run;
+  run.strategy = s.name;
+  if (config_.requiresGradA) run.requiresGrad.push_back("a");
+  if (config_.requiresGradC) run.requiresGrad.push_back("c");
+  const bool hasData = config_.device == DeviceKind::Cpu;
+
+  DryRun estimate;
+  if (config_.backward && hasData && (config_.requiresGradA || config_.requiresGradC)) {
+    estimate = dryRun(s);
+    run.backward.estimateBytes = estimate.backwardBytes;
+    // Each byte a backward allocates is written (zeros or a result) and read back about twice
+    // (accumulation), so ~3 passes over it at the measured bandwidth.
+    run.backward.estimateSeconds =
+        3.0 * static_cast<double>(estimate.backwardBytes) / hostBandwidthBytesPerSecond();
+  }
+
+  std::vector<double> times;
+  for (int r = 0; r < config_.repeats; ++r) {
+    const bool last = r == config_.repeats - 1;
+    if (progress)
+      progress(s.name + ": run " + std::to_string(r + 1) + " of " + std::to_string(config_.repeats));
+    auto device = makeDevice(config_.device,
+                             {config_.deviceMemoryBytes, config_.recordTimeline && last});
+    CachingAllocator& alloc = device->allocator();
+    Tensor a, c, out;
+    try {
+      a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a");
+      c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c");
+      a.setRequiresGrad(config_.requiresGradA);
+      c.setRequiresGrad(config_.requiresGradC);
+      const auto t0 = Clock::now();
+      {
+        OpScope op(device.get(), s.name);
+        out = s.run(a, c, inputs_.q, w.batch);
+      }
+      times.push_back(secondsSince(t0));
+    } catch (const OutOfMemoryError& e) {
+      run.ok = false;
+      run.error = e.what();
+      run.current = alloc.current();
+      run.peak = alloc.peak();
+      if (config_.recordTimeline) run.timeline = captureTimeline(alloc);
+      break;
+    }
+    if (!last) continue;
+
+    out.setLabel("out");
+    run.current = alloc.current();
+    run.peak = alloc.peak();
+    run.outputShape = out.sizes();
+    const std::map<int64_t, std::string> callerHeld = {
+        {a.storage().allocationId(), "input a, held by the caller"},
+        {c.storage().allocationId(), "input c, held by the caller"},
+        {out.storage().allocationId(), "the output, held by the caller as out"}};
+    const auto reasons = aliveReasons(*device, callerHeld);
+    run.keptAlive = groupKeptAlive(*device, reasons);
+    const double statementEndUs = alloc.elapsedUs();
+    if (hasData) {
+      run.maxRelErr = maxRelativeError(out, reference_);
+      if (config_.keepOutputs) run.out = hostCopy(out, "out");
+    }
+
+    BackwardOutcome& b = run.backward;
+    if (config_.backward) {
+      if (!out.requiresGrad()) {
+        b.status = BackwardOutcome::Status::Skipped;
+        b.message = "nothing requires grad: use --requires-grad a, c or a,c";
+      } else if (hasData && b.estimateSeconds > config_.backwardLimitSeconds && !config_.force) {
+        b.status = BackwardOutcome::Status::Skipped;
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "backward would take about %.0f s here (its ops allocate %s, mostly "
+                      "zero-filled gradients of whole inputs); rerun with --force to run it",
+                      b.estimateSeconds, formatBytes(b.estimateBytes).c_str());
+        b.message = buf;
+      } else {
+        try {
+          if (progress) progress(s.name + ": backward");
+          alloc.resetPeak();
+          Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output");
+          const auto t0 = Clock::now();
+          {
+            OpScope op(device.get(), "backward");
+            out.backward(g);
+          }
+          b.timeSeconds = secondsSince(t0);
+          b.status = BackwardOutcome::Status::Ran;
+          b.maxMemBytes = alloc.peak().allocatedBytes;
+          b.curMemBytes = alloc.current().allocatedBytes;
+          if (hasData) {
+            if (a.grad().defined()) b.maxRelErrDA = maxRelativeError(a.grad(), refDA_);
+            if (c.grad().defined()) b.maxRelErrDC = maxRelativeError(c.grad(), refDC_);
+            if (config_.keepOutputs) {
+              b.dA = hostCopy(a.grad(), "dA");
+              b.dC = hostCopy(c.grad(), "dC");
+            }
+          }
+        } catch (const OutOfMemoryError& e) {
+          b.status = BackwardOutcome::Status::Failed;
+          b.message = e.what();
+        }
+      }
+    }
+    if (config_.recordTimeline) {
+      run.timeline = captureTimeline(alloc);
+      run.timeline.aliveWhy = reasons;
+      run.timeline.statementEndUs = statementEndUs;
+    }
+  }
+  run.time = summarize(times);
+  return run;
+}
+
+}  // namespace matmulviz

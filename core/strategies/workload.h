@@ -1,0 +1,50 @@
+#pragma once
+// The gathered batched matmul of seeds/000_*: a [N, I, J], c [M, J, K], index q [N] (a host
+// int64 tensor, as in the seed), out [N, I, K] with out[n] = a[n] @ c[q[n]].
+
+#include "core/tensor/tensor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace matmulviz {
+
+struct Workload {
+  int64_t n = 131072;  ///< N: rows of a and entries of q (the seed: 1048576 // 8)
+  int64_t m = 2048;    ///< M: matrices in c (the seed: 16384 // 8)
+  int64_t i = 1;       ///< I: rows of each a[n]
+  int64_t j = 64;      ///< J: the contracted dimension
+  int64_t k = 64;      ///< K: columns of each c[m]
+  int64_t batch = 256; ///< strategy3's batch
+  DType dtype = DType::Float32;
+
+  /// Throws std::invalid_argument naming the field when a size is < 1 or a product overflows.
+  void validate() const;
+  int64_t aBytes() const { return n * i * j * elementSize(dtype); }
+  int64_t cBytes() const { return m * j * k * elementSize(dtype); }
+  int64_t outBytes() const { return n * i * k * elementSize(dtype); }
+};
+
+/// The host inputs of a run. a and c hold values in the workload's dtype; q is int64.
+struct Inputs {
+  Tensor a, c, q;
+};
+
+/// torch.rand-like uniform [0, 1) a and c and randint(0, M) q from a seeded mt19937_64.
+/// With `withData` false (the meta device) only q is made: a and c stay undefined and the
+/// runner creates them on the meta device by shape.
+Inputs makeRandomInputs(const Workload& w, uint64_t seed, bool withData = true);
+
+/// Checks user-supplied inputs against the workload (shapes, q in [0, M)); throws
+/// std::invalid_argument naming the argument ("--q: q[17] = 4096 is outside [0, M) = [0, 2048)").
+void checkInputs(const Workload& w, const Inputs& in);
+
+/// float64 reference: ref[n] = a[n] @ c[q[n]], a plain loop, independent of the engine's ops.
+Tensor referenceOutput(const Inputs& in);
+/// float64 reference gradients for grad_output g: dA[n] = g[n] @ c[q[n]]^T,
+/// dC[m] = sum over n with q[n] = m of a[n]^T @ g[n].
+void referenceGradients(const Inputs& in, const Tensor& gradOutput, Tensor& dA, Tensor& dC);
+/// max |x - ref| / max |ref| (0 when both are all zero). Shapes must match.
+double maxRelativeError(const Tensor& x, const Tensor& ref);
+
+}  // namespace matmulviz

@@ -1,0 +1,72 @@
+#pragma once
+// A simulated device: the place tensors live and the caching-allocator model that accounts for
+// them. kind Host is plain host memory outside the accounting (a CPU index tensor such as the
+// seed's q, float64 references); Cpu, Meta and Cuda tensors go through the allocator model.
+
+#include "core/memory/caching_allocator.h"
+
+#include <memory>
+#include <unordered_map>
+#include <string>
+#include <string_view>
+
+namespace matmulviz {
+
+class Storage;
+
+enum class DeviceKind : uint8_t {
+  Host,  ///< host memory, not accounted (like a CPU tensor beside a CUDA device in PyTorch)
+  Cpu,   ///< arithmetic on this machine (BLAS); memory accounted as a CUDA device's would be
+  Meta,  ///< sizes, strides and accounting only: no data, no arithmetic (PyTorch's meta)
+  Cuda,  ///< a real CUDA device (kernels/cuda)
+};
+
+std::string_view deviceKindName(DeviceKind k);
+/// Parses "cpu", "meta", "cuda". Throws std::invalid_argument naming the allowed values.
+DeviceKind parseDeviceKind(std::string_view name);
+
+class DeviceContext {
+ public:
+  /// `backing` must outlive this context.
+  DeviceContext(DeviceKind kind, SegmentBacking& backing, CachingAllocator::Options options)
+      : kind_(kind), backing_(backing), allocator_(backing, options) {}
+  DeviceKind kind() const { return kind_; }
+  bool hasData() const { return backing_.hasData(); }
+  CachingAllocator& allocator() { return allocator_; }
+  const CachingAllocator& allocator() const { return allocator_; }
+
+  /// Live storages by allocation id, so reports can ask a block who holds it.
+  void registerStorage(int64_t allocationId, const Storage* s) { storages_[allocationId] = s; }
+  void unregisterStorage(int64_t allocationId) { storages_.erase(allocationId); }
+  const Storage* storageOf(int64_t allocationId) const {
+    auto it = storages_.find(allocationId);
+    return it == storages_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::unordered_map<int64_t, const Storage*> storages_;
+  DeviceKind kind_;
+  SegmentBacking& backing_;
+  CachingAllocator allocator_;
+};
+
+using DevicePtr = std::shared_ptr<DeviceContext>;
+
+/// Names the op that allocations and timeline events belong to while it is alive:
+/// `OpScope op(device, "bmm");`. Restores the previous op on exit. Null device: no-op.
+class OpScope {
+ public:
+  OpScope(DeviceContext* device, const std::string& opName) : device_(device) {
+    if (device_) device_->allocator().pushOp(opName);
+  }
+  ~OpScope() {
+    if (device_) device_->allocator().popOp();
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  DeviceContext* device_;
+};
+
+}  // namespace matmulviz
