@@ -1,66 +1,81 @@
 #include "core/memory/host_backing.h"
 
-#include <cstdlib>
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <new>
 #include <string>
 
 namespace matmulviz {
 
-HostBacking::HostBacking(int64_t cacheLimitBytes) : cacheLimitBytes_(cacheLimitBytes) {}
+namespace {
+constexpr int64_t kAlign = int64_t{2} << 20;  // every segment size is a multiple of 2 MiB
+int64_t alignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
 
-HostBacking::~HostBacking() { trim(); }
+HostBacking::HostBacking(int64_t reserveBytes) {
+  void* p = mmap(nullptr, static_cast<size_t>(reserveBytes), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;  // every allocate() will throw bad_alloc
+  base_ = static_cast<char*>(p);
+  reserved_ = reserveBytes;
+  madvise(base_, static_cast<size_t>(reserved_), MADV_HUGEPAGE);  // fewer faults where allowed
+  free_.emplace(0, reserved_);
+}
+
+HostBacking::~HostBacking() {
+  if (base_) munmap(base_, static_cast<size_t>(reserved_));
+}
 
 void* HostBacking::allocate(std::size_t bytes) {
-  {
-    std::lock_guard lock(mutex_);
-    auto it = cache_.find(bytes);
-    if (it != cache_.end()) {
-      void* p = it->second;
-      cache_.erase(it);
-      cachedBytes_ -= static_cast<int64_t>(bytes);
-      return p;
-    }
-  }
-  const std::size_t alignment = 4096;
-  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-  if (!p) {
-    trim();
-    p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-    if (!p) throw std::bad_alloc();
-  }
+  const int64_t size = alignUp(static_cast<int64_t>(bytes == 0 ? 1 : bytes));
   std::lock_guard lock(mutex_);
-  freshBytes_ += static_cast<int64_t>(bytes);
-  return p;
+  for (auto it = free_.begin(); it != free_.end(); ++it) {  // lowest address first
+    if (it->second < size) continue;
+    const int64_t offset = it->first;
+    const int64_t rest = it->second - size;
+    free_.erase(it);
+    if (rest > 0) free_.emplace(offset + size, rest);
+    highWater_ = std::max(highWater_, offset + size);
+    return base_ + offset;
+  }
+  throw std::bad_alloc();
 }
 
 void HostBacking::release(void* ptr, std::size_t bytes) noexcept {
   if (!ptr) return;
+  int64_t offset = static_cast<char*>(ptr) - base_;
+  int64_t size = alignUp(static_cast<int64_t>(bytes == 0 ? 1 : bytes));
   std::lock_guard lock(mutex_);
-  if (cachedBytes_ + static_cast<int64_t>(bytes) > cacheLimitBytes_) {
-    std::free(ptr);
-    return;
+  auto next = free_.lower_bound(offset);
+  if (next != free_.end() && next->first == offset + size) {
+    size += next->second;
+    next = free_.erase(next);
   }
-  cache_.emplace(bytes, ptr);
-  cachedBytes_ += static_cast<int64_t>(bytes);
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      offset = prev->first;
+      size += prev->second;
+      free_.erase(prev);
+    }
+  }
+  free_.emplace(offset, size);
 }
 
 void HostBacking::trim() noexcept {
   std::lock_guard lock(mutex_);
-  for (auto& [size, p] : cache_) std::free(p);
-  cache_.clear();
-  cachedBytes_ = 0;
+  for (const auto& [offset, size] : free_) {
+    const int64_t end = std::min(offset + size, highWater_);
+    if (end > offset) madvise(base_ + offset, static_cast<size_t>(end - offset), MADV_DONTNEED);
+  }
 }
 
-int64_t HostBacking::cachedBytes() const {
+int64_t HostBacking::highWaterBytes() const {
   std::lock_guard lock(mutex_);
-  return cachedBytes_;
-}
-
-int64_t HostBacking::freshBytes() const {
-  std::lock_guard lock(mutex_);
-  return freshBytes_;
+  return highWater_;
 }
 
 int64_t availableHostMemoryBytes() {

@@ -1,11 +1,13 @@
 #pragma once
 // Backings for the simulated allocator's segments on the host.
 //
-// HostBacking (the cpu device): real host memory. Released segments are kept in a cache keyed
-// by size and handed to the next segment of the same size, the way the CUDA caching allocator
-// keeps freed blocks: this machine pays about 2 s per GiB the first time fresh pages are
-// touched, so repeated runs must not touch fresh pages again. One HostBacking is shared by all
-// runs of a process; each run still gets a fresh allocator model (isolated statistics).
+// HostBacking (the cpu device): real host memory carved from one large reservation (an arena
+// of virtual memory, touched lazily). A released segment's range goes back to a free list and
+// the next segment takes the lowest-addressed range that fits, so runs reuse the pages earlier
+// runs touched whatever their segment sizes. This machine pays about 2 s per GiB the first time
+// fresh pages are touched; with the arena a process pays it once, for its largest peak, instead
+// of once per run. One HostBacking is shared by all runs of a process; each run still gets a
+// fresh allocator model (isolated statistics).
 //
 // MetaBacking (the meta device): no memory at all; tensors carry sizes and accounting only.
 
@@ -19,25 +21,28 @@ namespace matmulviz {
 
 class HostBacking final : public SegmentBacking {
  public:
-  /// `cacheLimitBytes`: cached (released but kept) bytes beyond this are returned to the OS.
-  explicit HostBacking(int64_t cacheLimitBytes = int64_t{8} << 30);
+  /// Reserves `reserveBytes` of address space (not memory: pages are backed when touched).
+  explicit HostBacking(int64_t reserveBytes = int64_t{256} << 30);
   ~HostBacking() override;
+  HostBacking(const HostBacking&) = delete;
+  HostBacking& operator=(const HostBacking&) = delete;
+  /// Throws std::bad_alloc when no free range of the reservation fits.
   void* allocate(std::size_t bytes) override;
   void release(void* ptr, std::size_t bytes) noexcept override;
   bool hasData() const override { return true; }
 
-  /// Returns every cached segment to the OS.
+  /// Returns the pages of every free range to the OS (they will be fresh again).
   void trim() noexcept;
-  int64_t cachedBytes() const;
-  /// Bytes obtained from the OS that were never touched before (fresh pages), since start.
-  int64_t freshBytes() const;
+  /// Bytes of the reservation ever handed out at least once (the high-water mark): an upper
+  /// bound of the pages touched, and so of what the cold runs paid for.
+  int64_t highWaterBytes() const;
 
  private:
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, void*> cache_;
-  int64_t cachedBytes_ = 0;
-  int64_t freshBytes_ = 0;
-  int64_t cacheLimitBytes_;
+  char* base_ = nullptr;
+  int64_t reserved_ = 0;
+  int64_t highWater_ = 0;
+  std::map<int64_t, int64_t> free_;  // offset -> size, coalesced
 };
 
 class MetaBacking final : public SegmentBacking {

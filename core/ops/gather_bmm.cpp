@@ -9,7 +9,9 @@
 #include "core/ops/strided_loop.h"
 #include "core/util/blas.h"
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <stdexcept>
 #include <vector>
 
@@ -37,13 +39,27 @@ Groups groupByIndex(const Tensor& q, int64_t M) {
   return g;
 }
 
+/// Whether the [rows, cols] matrix x[n] is dense row-major (so memcpy and BLAS read it as is).
+bool denseInner(const Tensor& x) {
+  return (x.size(2) <= 1 || x.stride(2) == 1) && (x.size(1) <= 1 || x.stride(1) == x.size(2));
+}
+
 /// Packs the [rows, cols] matrices x[n] for n in `ns` into dense `dst` ([ns * rows, cols]).
 template <typename T, typename Acc>
 void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& dst) {
   const int64_t rows = x.size(1), cols = x.size(2);
-  dst.resize(static_cast<size_t>(count * rows * cols));
-  const void* p = x.dataPtr();
+  const int64_t block = rows * cols;
+  dst.resize(static_cast<size_t>(count * block));
   Acc* d = dst.data();
+  if constexpr (std::is_same_v<typename T::Stored, Acc>) {
+    if (denseInner(x)) {  // the common case: one memcpy per matrix
+      const auto* p = static_cast<const Acc*>(x.dataPtr());
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(d + i * block, p + ns[i] * x.stride(0), static_cast<size_t>(block) * sizeof(Acc));
+      return;
+    }
+  }
+  const void* p = x.dataPtr();
   for (int64_t i = 0; i < count; ++i) {
     const int64_t base = ns[i] * x.stride(0);
     for (int64_t r = 0; r < rows; ++r)
@@ -56,16 +72,31 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
 template <typename T, typename Acc>
 void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector<Acc>& src) {
   const int64_t block = y.size(1) * y.size(2);
-  void* p = y.dataPtr();
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t k = 0; k < block; ++k) T::store(p, ns[i] * block + k, src[i * block + k]);
+  if constexpr (std::is_same_v<typename T::Stored, Acc>) {
+    auto* p = static_cast<Acc*>(y.dataPtr());
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(p + ns[i] * block, src.data() + i * block, static_cast<size_t>(block) * sizeof(Acc));
+  } else {
+    void* p = y.dataPtr();
+    for (int64_t i = 0; i < count; ++i)
+      for (int64_t k = 0; k < block; ++k) T::store(p, ns[i] * block + k, src[i * block + k]);
+  }
 }
 
-/// The J x K (or K x J when `transposed`) matrix c[m] as a dense Acc buffer.
+/// The matrix c[m] ([rows, cols]) as BLAS reads it: in place when it is dense and of the
+/// accumulation type, else packed into `scratch`. Returns the pointer; `ld` gets its stride.
 template <typename T, typename Acc>
-void packMatrix(const Tensor& c, int64_t m, std::vector<Acc>& dst) {
-  const int64_t mm = m;
-  pack<T, Acc>(c, &mm, 1, dst);
+const Acc* matrixOf(const Tensor& c, int64_t m, std::vector<Acc>& scratch, int64_t& ld) {
+  if constexpr (std::is_same_v<typename T::Stored, Acc>) {
+    if (c.size(2) <= 1 || c.stride(2) == 1) {
+      ld = std::max<int64_t>(c.size(2) <= 1 ? 1 : c.stride(1), c.size(2));
+      if (c.size(1) <= 1 || c.stride(1) >= c.size(2))
+        return static_cast<const Acc*>(c.dataPtr()) + m * c.stride(0);
+    }
+  }
+  ld = c.size(2);
+  pack<T, Acc>(c, &m, 1, scratch);
+  return scratch.data();
 }
 
 /// Runs fn(T tag, Acc zero) with the element traits of `dtype`: float64 accumulates in double.
@@ -89,10 +120,11 @@ void forward(const Tensor& out, const Tensor& a, const Tensor& c, const Groups& 
       if (count == 0) continue;
       const int64_t* ns = g.order.data() + g.offsets[m];
       pack<T, Acc>(a, ns, count, packedA);
-      packMatrix<T, Acc>(c, m, packedC);
+      int64_t ldc = K;
+      const Acc* cm = matrixOf<T, Acc>(c, m, packedC, ldc);
       packedOut.resize(static_cast<size_t>(count * I * K));
-      blas::gemm(false, false, count * I, K, J, Acc{1}, packedA.data(), J, packedC.data(), K,
-                 Acc{0}, packedOut.data(), K);
+      blas::gemm(false, false, count * I, K, J, Acc{1}, packedA.data(), J, cm, ldc, Acc{0},
+                 packedOut.data(), K);
       unpack<T, Acc>(out, ns, count, packedOut);
     }
   });
@@ -146,10 +178,11 @@ TensorList GatherBmmBackward::apply(TensorList&& grads) {
         const int64_t* ns = g.order.data() + g.offsets[m];
         pack<T, Acc>(dO, ns, count, packedDO);  // [count*I, K]
         if (dA.defined()) {                     // dA[n] = dO[n] @ c[m]^T
-          packMatrix<T, Acc>(c_.get(), m, packedX);  // [J, K]
+          int64_t ldc = K;
+          const Acc* cm = matrixOf<T, Acc>(c_.get(), m, packedX, ldc);  // [J, K]
           packedResult.resize(static_cast<size_t>(count * I * J));
-          blas::gemm(false, true, count * I, J, K, Acc{1}, packedDO.data(), K, packedX.data(), K,
-                     Acc{0}, packedResult.data(), J);
+          blas::gemm(false, true, count * I, J, K, Acc{1}, packedDO.data(), K, cm, ldc, Acc{0},
+                     packedResult.data(), J);
           unpack<T, Acc>(dA, ns, count, packedResult);
         }
         if (dC.defined()) {  // dC[m] = sum_n a[n]^T @ dO[n] = A_m^T [J, count*I] @ dO_m

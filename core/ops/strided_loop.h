@@ -43,16 +43,19 @@ void dispatchFloating(DType t, F&& fn);
 
 struct F32 {
   using Acc = float;
+  using Stored = float;
   static float load(const void* p, int64_t i) { return static_cast<const float*>(p)[i]; }
   static void store(void* p, int64_t i, float v) { static_cast<float*>(p)[i] = v; }
 };
 struct F64 {
   using Acc = double;
+  using Stored = double;
   static double load(const void* p, int64_t i) { return static_cast<const double*>(p)[i]; }
   static void store(void* p, int64_t i, double v) { static_cast<double*>(p)[i] = v; }
 };
 struct F16 {
   using Acc = float;
+  using Stored = uint16_t;
   static float load(const void* p, int64_t i) {
     return halfToFloat(static_cast<const uint16_t*>(p)[i]);
   }
@@ -62,6 +65,7 @@ struct F16 {
 };
 struct BF16 {
   using Acc = float;
+  using Stored = uint16_t;
   static float load(const void* p, int64_t i) {
     return bfloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
   }

@@ -1,0 +1,103 @@
+// Benchmarks of issue 2 (not a test: prints ratios measured side by side in one run).
+//   fused  / direct                      target <= 0.5
+//   fused  / one BLAS sgemm [N*I,J]@[J,K] target <= 3   (the machine's floor for this work)
+//   direct / hand-written gather + bmm    target <= 1.5 (the floor for that strategy)
+// All timings are warm (buffers touched before timing): this machine pays ~2 s/GiB for fresh
+// pages, which is the cold run's business, reported apart by the CLI.
+// Usage: bench_strategies [--n N] [--m M] [--i I] [--j J] [--k K] [--repeats R]
+#include "core/strategies/runner.h"
+#include "core/util/blas.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace matmulviz;
+
+namespace {
+
+template <typename F>
+double medianSeconds(int repeats, F&& fn) {
+  fn();  // warm-up: touches every buffer
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double engineMedian(const Workload& w, const Inputs& in, const std::string& strategy, int repeats) {
+  RunConfig c;
+  c.workload = w;
+  c.strategies = {strategy};
+  c.repeats = repeats + 1;  // the first run is cold and not in the median
+  StrategyRunner runner(c, in);
+  const auto report = runner.run();
+  return report.runs.at(0).time.median;
+}
+
+void line(const char* what, double a, double b, double target) {
+  const double ratio = a / b;
+  std::printf("%-44s %8.4f  %s (target <= %.1f)\n", what, ratio, ratio <= target ? "ok" : "MISSED",
+              target);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Workload w;
+  int repeats = 5;
+  for (int x = 1; x + 1 < argc; x += 2) {
+    const std::string k = argv[x];
+    const long long v = std::stoll(argv[x + 1]);
+    if (k == "--n") w.n = v;
+    else if (k == "--m") w.m = v;
+    else if (k == "--i") w.i = v;
+    else if (k == "--j") w.j = v;
+    else if (k == "--k") w.k = v;
+    else if (k == "--repeats") repeats = static_cast<int>(v);
+  }
+  std::printf("workload N=%lld M=%lld I=%lld J=%lld K=%lld float32, %d repeats, OpenBLAS %d threads\n",
+              static_cast<long long>(w.n), static_cast<long long>(w.m), static_cast<long long>(w.i),
+              static_cast<long long>(w.j), static_cast<long long>(w.k), repeats, blas::numThreads());
+  const Inputs in = makeRandomInputs(w, 0);
+  const int64_t rows = w.n * w.i;
+
+  // Floor 1: one sgemm with the same FLOP count.
+  std::vector<float> A(static_cast<size_t>(rows * w.j), 0.5f), B(static_cast<size_t>(w.j * w.k), 0.25f),
+      C(static_cast<size_t>(rows * w.k));
+  const double sgemm = medianSeconds(repeats, [&] {
+    blas::gemm(false, false, rows, w.k, w.j, 1.0f, A.data(), w.j, B.data(), w.k, 0.0f, C.data(), w.k);
+  });
+
+  // Floor 2: a plain gather copy of c[q] and a BLAS bmm over it, hand-written.
+  const int64_t slab = w.j * w.k;
+  std::vector<float> gathered(static_cast<size_t>(w.n * slab));
+  const auto* a = in.a.data<float>();
+  const auto* c = in.c.data<float>();
+  const auto* q = in.q.data<int64_t>();
+  const double gatherBmm = medianSeconds(repeats, [&] {
+    for (int64_t n = 0; n < w.n; ++n)
+      std::memcpy(gathered.data() + n * slab, c + q[n] * slab, static_cast<size_t>(slab) * 4);
+    for (int64_t n = 0; n < w.n; ++n)
+      blas::gemm(false, false, w.i, w.k, w.j, 1.0f, a + n * w.i * w.j, w.j, gathered.data() + n * slab,
+                 w.k, 0.0f, C.data() + n * w.i * w.k, w.k);
+  });
+
+  const double direct = engineMedian(w, in, "direct", repeats);
+  const double fused = engineMedian(w, in, "fused", repeats);
+  std::printf("\n%-44s %8.4f s\n", "one sgemm [N*I, J] @ [J, K]", sgemm);
+  std::printf("%-44s %8.4f s\n", "hand-written gather copy + BLAS bmm", gatherBmm);
+  std::printf("%-44s %8.4f s\n", "engine direct: matmul(a, c[q])", direct);
+  std::printf("%-44s %8.4f s\n\n", "engine fused: gather_bmm(a, c, q)", fused);
+  line("fused / direct", fused, direct, 0.5);
+  line("fused / one sgemm of the same FLOPs", fused, sgemm, 3.0);
+  line("direct / hand-written gather + bmm", direct, gatherBmm, 1.5);
+  return 0;
+}
