@@ -2,13 +2,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 namespace matmulviz {
 
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+
+constexpr size_t kMaxCounterPoints = 20000;
+
+/// Which events get a counter point: all of them for short runs; for long ones (a per-row loop
+/// makes hundreds of thousands), in each of ~max/2 stretches the one with the most allocated and
+/// the last one, so the peak and the shape survive.
+std::vector<bool> thinCounters(const std::vector<MemoryEvent>& events, size_t maxPoints) {
+  std::vector<bool> keep(events.size(), events.size() <= maxPoints);
+  if (events.size() <= maxPoints) return keep;
+  const size_t stretch = (events.size() + maxPoints / 2 - 1) / (maxPoints / 2);
+  for (size_t begin = 0; begin < events.size(); begin += stretch) {
+    const size_t end = std::min(events.size(), begin + stretch);
+    size_t best = begin;
+    for (size_t x = begin; x < end; ++x)
+      if (events[x].after.allocatedBytes > events[best].after.allocatedBytes) best = x;
+    keep[best] = true;
+    keep[end - 1] = true;
+  }
+  return keep;
+}
 
 void writeEvent(std::ostream& os, bool& first, const nlohmann::json& e) {
   os << (first ? "\n" : ",\n") << e.dump();
@@ -40,13 +62,16 @@ void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
   std::unordered_map<int64_t, const AllocationRecord*> records;
   for (const auto& r : t.records) records[r.id] = &r;
 
-  for (const MemoryEvent& ev : t.events) {
-    writeEvent(os, first,
-               {{"ph", "C"}, {"pid", pid}, {"name", "memory (MiB)"}, {"ts", ev.timeUs},
-                {"args",
-                 {{"allocated", ev.after.allocatedBytes / kMiB},
-                  {"requested", ev.after.requestedBytes / kMiB},
-                  {"reserved", ev.after.reservedBytes / kMiB}}}});
+  const std::vector<bool> counterKept = thinCounters(t.events, kMaxCounterPoints);
+  for (size_t x = 0; x < t.events.size(); ++x) {
+    const MemoryEvent& ev = t.events[x];
+    if (counterKept[x])
+      writeEvent(os, first,
+                 {{"ph", "C"}, {"pid", pid}, {"name", "memory (MiB)"}, {"ts", ev.timeUs},
+                  {"args",
+                   {{"allocated", ev.after.allocatedBytes / kMiB},
+                    {"requested", ev.after.requestedBytes / kMiB},
+                    {"reserved", ev.after.reservedBytes / kMiB}}}});
     if (ev.kind == MemoryEventKind::Oom) {
       writeEvent(os, first, {{"ph", "i"}, {"pid", pid}, {"tid", 0}, {"s", "p"}, {"ts", ev.timeUs},
                              {"name", "out of memory"}, {"args", {{"requested_bytes", ev.bytes}}}});

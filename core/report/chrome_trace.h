@@ -1,7 +1,8 @@
 #pragma once
 // The memory timeline in the Chrome Trace Event format (chrome://tracing, ui.perfetto.dev):
 // one process per strategy; memory_allocated / requested / reserved as counter events ("ph":
-// "C", MiB); ops as complete events ("ph": "X"), consecutive spans of one op at one depth merged
+// "C", MiB; runs of more than 20000 events are thinned, keeping every stretch's maximum); ops
+// as complete events ("ph": "X"), consecutive spans of one op at one depth merged
 // into one ("mm x131072"); allocations of at least `instantMinBytes` as instant events carrying
 // label, op, bytes and fate (freed when, or why alive at the end of the statement).
 // Format: https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU

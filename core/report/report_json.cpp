@@ -6,18 +6,18 @@ namespace matmulviz {
 
 namespace {
 
-nlohmann::json numberOrNull(double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); }
+nlohmann::ordered_json numberOrNull(double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); }
 
-nlohmann::json backwardJson(const BackwardOutcome& b) {
+nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
   using S = BackwardOutcome::Status;
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   switch (b.status) {
     case S::NotRequested: return nullptr;
     case S::Ran: j["status"] = "ran"; break;
     case S::Skipped: j["status"] = "skipped"; break;
     case S::Failed: j["status"] = "failed"; break;
   }
-  j["message"] = b.message.empty() ? nlohmann::json() : nlohmann::json(b.message);
+  j["message"] = b.message.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(b.message);
   j["estimate_s"] = b.estimateSeconds;
   j["estimate_allocated_bytes"] = b.estimateBytes;
   if (b.status == S::Ran) {
@@ -34,21 +34,21 @@ nlohmann::json backwardJson(const BackwardOutcome& b) {
 
 }  // namespace
 
-nlohmann::json toJson(const StrategiesReport& report) {
+nlohmann::ordered_json toJson(const StrategiesReport& report) {
   const Workload& w = report.workload;
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["workload"] = {{"n", w.n}, {"m", w.m},         {"i", w.i},
                    {"j", w.j}, {"k", w.k},         {"batch", w.batch},
                    {"dtype", std::string(dtypeName(w.dtype))}};
   j["device"] = std::string(deviceKindName(report.device));
   j["notes"] = report.notes;
-  j["runs"] = nlohmann::json::array();
+  j["runs"] = nlohmann::ordered_json::array();
   for (const StrategyRun& r : report.runs) {
-    nlohmann::json run;
+    nlohmann::ordered_json run;
     run["strategy"] = r.strategy;
     run["requires_grad"] = r.requiresGrad;
     run["ok"] = r.ok;
-    run["error"] = r.ok ? nlohmann::json() : nlohmann::json(r.error);
+    run["error"] = r.ok ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
     run["time_s"] = {{"cold", r.time.cold}, {"median", r.time.median}, {"min", r.time.min},
                      {"max", r.time.max}};
     run["cur_mem_bytes"] = r.current.allocatedBytes;
@@ -59,7 +59,7 @@ nlohmann::json toJson(const StrategiesReport& report) {
     run["reserved_peak_bytes"] = r.peak.reservedBytes;
     run["output_shape"] = r.outputShape;
     run["max_rel_err"] = numberOrNull(r.maxRelErr);
-    run["kept_alive"] = nlohmann::json::array();
+    run["kept_alive"] = nlohmann::ordered_json::array();
     for (const KeptAlive& k : r.keptAlive)
       run["kept_alive"].push_back(
           {{"label", k.label}, {"bytes", k.bytes}, {"count", k.count}, {"why", k.why}});

@@ -12,6 +12,6 @@
 
 namespace matmulviz {
 
-nlohmann::json toJson(const StrategiesReport& report);
+nlohmann::ordered_json toJson(const StrategiesReport& report);
 
 }  // namespace matmulviz
