@@ -14,12 +14,15 @@ Action addDevicesCommand(CLI::App& app) {
   return [] {
     const auto cuda = kernels::probeCuda();
     std::printf("%-6s %-11s %s\n", "device", "available", "details");
-    std::printf("%-6s %-11s arithmetic on this machine with OpenBLAS (%d threads); memory "
-                "accounted as a CUDA device's; %.1f GiB of host memory available\n",
-                "cpu", "yes", blas::numThreads(),
-                static_cast<double>(availableHostMemoryBytes()) / (1 << 30));
-    std::printf("%-6s %-11s sizes, strides and memory accounting only, no data (PyTorch's meta "
-                "device)\n", "meta", "yes");
+    std::printf(
+        "%-6s %-11s arithmetic on this machine with OpenBLAS (%d threads); memory "
+        "accounted as a CUDA device's; %.1f GiB of host memory available\n",
+        "cpu", "yes", blas::numThreads(),
+        static_cast<double>(availableHostMemoryBytes()) / (1 << 30));
+    std::printf(
+        "%-6s %-11s sizes, strides and memory accounting only, no data (PyTorch's meta "
+        "device)\n",
+        "meta", "yes");
     if (cuda.available) {
       for (const auto& name : cuda.deviceNames)
         std::printf("%-6s %-11s %s (runtime %d, driver %d)\n", "cuda", "yes", name.c_str(),

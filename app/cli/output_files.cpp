@@ -14,7 +14,8 @@ void checkOutputPath(const std::string& path, const std::string& argName) {
   if (fs::is_directory(p)) throw std::invalid_argument(argName + ": '" + path + "' is a directory");
   const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(parent))
-    throw std::invalid_argument(argName + ": the directory '" + parent.string() + "' does not exist");
+    throw std::invalid_argument(argName + ": the directory '" + parent.string() +
+                                "' does not exist");
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {

@@ -41,7 +41,8 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   if (given("--dtype")) {
     w.dtype = parseDType(o.dtype);
     if (w.dtype == DType::Float64 || w.dtype == DType::Int64)
-      throw std::invalid_argument("--dtype: '" + o.dtype + "' is not allowed (allowed: float32, float16, bfloat16)");
+      throw std::invalid_argument("--dtype: '" + o.dtype +
+                                  "' is not allowed (allowed: float32, float16, bfloat16)");
   }
   w.validate();
   if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
@@ -54,10 +55,12 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
     }
     if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
   }
-  if (given("--repeats")) c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
+  if (given("--repeats"))
+    c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
   if (given("--seed")) c.seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
   if (given("--device")) c.device = parseDeviceKind(o.device);
-  if (given("--device-memory")) c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
+  if (given("--device-memory"))
+    c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
   if (given("--backward")) c.backward = o.backward;
   c.force = o.force;
   c.recordTimeline = !o.timeline.empty();
@@ -125,16 +128,17 @@ int run(const Options& o, const CLI::App& cmd) {
     const int64_t hostBytes = hostInputBytes(config);
     const int64_t available = availableHostMemoryBytes();
     if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
-      throw std::invalid_argument("workload too large for this machine: its inputs and float64 "
-                                  "references need " + formatBytes(hostBytes) + " but only " +
-                                  formatBytes(available) + " are available; use --device meta "
-                                  "or smaller sizes");
+      throw std::invalid_argument(
+          "workload too large for this machine: its inputs and float64 "
+          "references need " +
+          formatBytes(hostBytes) + " but only " + formatBytes(available) +
+          " are available; use --device meta "
+          "or smaller sizes");
     inputs = loadInputs(o, config);
     if (!o.gradOutputPath.empty())
-      gradOutput = readInput(o.gradOutputPath, "--grad-output",
-                             {DType::Float32, DType::Float16, DType::Float64},
-                             {config.workload.n, config.workload.i, config.workload.k},
-                             config.workload.dtype);
+      gradOutput = readInput(
+          o.gradOutputPath, "--grad-output", {DType::Float32, DType::Float16, DType::Float64},
+          {config.workload.n, config.workload.i, config.workload.k}, config.workload.dtype);
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
@@ -143,7 +147,9 @@ int run(const Options& o, const CLI::App& cmd) {
     return 2;
   }
 
-  const auto progress = [](const std::string& what) { std::cerr << "[matmulviz] " << what << "\n"; };
+  const auto progress = [](const std::string& what) {
+    std::cerr << "[matmulviz] " << what << "\n";
+  };
   StrategiesReport report;
   try {
     StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
@@ -157,7 +163,8 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cout << toJson(report).dump(2) << "\n";
   } else {
     writeTextReport(std::cout, report);
-    if (!o.json.empty()) writeFileAtomically(o.json, [&](std::ostream& os) { os << toJson(report).dump(2) << "\n"; });
+    if (!o.json.empty())
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << toJson(report).dump(2) << "\n"; });
   }
   if (!o.timeline.empty())
     writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
@@ -185,13 +192,18 @@ Action addStrategiesCommand(CLI::App& app) {
   cmd->add_option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default none)");
   cmd->add_option("--strategies", o->strategies,
                   "comma-separated: strategy1,strategy2,strategy3,direct,fused (default all)");
-  cmd->add_option("--repeats", o->repeats, "runs per strategy; the first is reported as cold (default 3)");
+  cmd->add_option("--repeats", o->repeats,
+                  "runs per strategy; the first is reported as cold (default 3)");
   cmd->add_option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)");
   cmd->add_option("--device", o->device, "cpu (real data, BLAS) | meta (memory only) | cuda");
-  cmd->add_option("--device-memory", o->deviceMemory, "capacity of the simulated device, e.g. 1GiB");
-  cmd->add_flag("--backward", o->backward, "also run backward with a random grad_output and check dA, dC");
-  cmd->add_flag("--force", o->force, "run a backward even when it is estimated to take over a minute");
-  cmd->add_option("--preset", o->preset, "a preset scenario: seed000, seed000-grad, small, huge-meta");
+  cmd->add_option("--device-memory", o->deviceMemory,
+                  "capacity of the simulated device, e.g. 1GiB");
+  cmd->add_flag("--backward", o->backward,
+                "also run backward with a random grad_output and check dA, dC");
+  cmd->add_flag("--force", o->force,
+                "run a backward even when it is estimated to take over a minute");
+  cmd->add_option("--preset", o->preset,
+                  "a preset scenario: seed000, seed000-grad, small, huge-meta");
   cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout");
   cmd->add_option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH");
   cmd->add_option("--a", o->aPath, "a from a .npy file [N, I, J]");

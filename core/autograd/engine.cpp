@@ -19,8 +19,8 @@ void accumulateInto(Tensor& slot, Tensor g) {
     slot = std::move(g);
     return;
   }
-  const bool soleOwner = slot.impl().use_count() == 1 && slot.storagePtr().use_count() == 1 &&
-                         slot.isContiguous();
+  const bool soleOwner =
+      slot.impl().use_count() == 1 && slot.storagePtr().use_count() == 1 && slot.isContiguous();
   if (soleOwner) {
     addInPlace(slot, g);
   } else if (g.impl().use_count() == 1 && g.storagePtr().use_count() == 1 && g.isContiguous()) {
@@ -107,6 +107,8 @@ void runBackward(const Tensor& root, const Tensor& gradOutput) {
   }
 }
 
-void Tensor::backward(const Tensor& gradOutput) const { runBackward(*this, gradOutput); }
+void Tensor::backward(const Tensor& gradOutput) const {
+  runBackward(*this, gradOutput);
+}
 
 }  // namespace matmulviz

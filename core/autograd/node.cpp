@@ -12,8 +12,12 @@ std::atomic<uint64_t> nextSequenceNr{0};
 thread_local bool gradEnabled = true;
 }  // namespace
 
-bool GradMode::isEnabled() { return gradEnabled; }
-void GradMode::setEnabled(bool enabled) { gradEnabled = enabled; }
+bool GradMode::isEnabled() {
+  return gradEnabled;
+}
+void GradMode::setEnabled(bool enabled) {
+  gradEnabled = enabled;
+}
 
 Node::Node() : sequenceNr(nextSequenceNr++) {}
 
@@ -21,7 +25,9 @@ SavedTensor::SavedTensor(Tensor t, std::string why) : tensor_(std::move(t)), why
   if (tensor_.defined()) tensor_.storage().addHolder(why_);
 }
 
-SavedTensor::~SavedTensor() { reset(); }
+SavedTensor::~SavedTensor() {
+  reset();
+}
 
 SavedTensor::SavedTensor(SavedTensor&& o) noexcept
     : tensor_(std::move(o.tensor_)), why_(std::move(o.why_)) {

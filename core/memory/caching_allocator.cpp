@@ -1,18 +1,23 @@
 #include "core/memory/caching_allocator.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <new>
 
 namespace matmulviz {
 
 const char* memoryEventKindName(MemoryEventKind k) {
   switch (k) {
-    case MemoryEventKind::Alloc: return "alloc";
-    case MemoryEventKind::Free: return "free";
-    case MemoryEventKind::SegmentAlloc: return "segment_alloc";
-    case MemoryEventKind::SegmentFree: return "segment_free";
-    case MemoryEventKind::Oom: return "oom";
+    case MemoryEventKind::Alloc:
+      return "alloc";
+    case MemoryEventKind::Free:
+      return "free";
+    case MemoryEventKind::SegmentAlloc:
+      return "segment_alloc";
+    case MemoryEventKind::SegmentFree:
+      return "segment_free";
+    case MemoryEventKind::Oom:
+      return "oom";
   }
   return "?";
 }
@@ -84,8 +89,10 @@ void CachingAllocator::popOp() noexcept {
 }
 
 void CachingAllocator::record(MemoryEventKind kind, int64_t id, int64_t bytes) {
-  if (current_.allocatedBytes > peak_.allocatedBytes) peak_.allocatedBytes = current_.allocatedBytes;
-  if (current_.requestedBytes > peak_.requestedBytes) peak_.requestedBytes = current_.requestedBytes;
+  if (current_.allocatedBytes > peak_.allocatedBytes)
+    peak_.allocatedBytes = current_.allocatedBytes;
+  if (current_.requestedBytes > peak_.requestedBytes)
+    peak_.requestedBytes = current_.requestedBytes;
   if (current_.reservedBytes > peak_.reservedBytes) peak_.reservedBytes = current_.reservedBytes;
   if (options_.recordTimeline)
     events_.push_back({kind, id, bytes, elapsedUs(), current_, currentOpId_});
@@ -105,7 +112,8 @@ CachingAllocator::Block* CachingAllocator::findFreeBlock(Pool& pool, int64_t siz
 CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, int64_t requested) {
   const int64_t segmentSize = allocationSize(size);
   auto fits = [&] {
-    return !options_.capacityBytes || current_.reservedBytes + segmentSize <= *options_.capacityBytes;
+    return !options_.capacityBytes ||
+           current_.reservedBytes + segmentSize <= *options_.capacityBytes;
   };
   if (!fits()) {
     releaseCachedSegments();
@@ -258,7 +266,9 @@ bool CachingAllocator::releaseCachedSegments() noexcept {
   return !whole.empty();
 }
 
-void CachingAllocator::emptyCache() noexcept { releaseCachedSegments(); }
+void CachingAllocator::emptyCache() noexcept {
+  releaseCachedSegments();
+}
 
 void CachingAllocator::setLabel(int64_t allocationId, const std::string& label) {
   auto it = records_.find(allocationId);

@@ -46,12 +46,12 @@ std::string formatBytes(int64_t bytes);
 
 class CachingAllocator {
  public:
-  static constexpr int64_t kMinBlockSize = 512;              // round_size granularity
-  static constexpr int64_t kSmallSize = 1 << 20;             // largest small-pool request
-  static constexpr int64_t kSmallBuffer = 2 << 20;           // small-pool segment
-  static constexpr int64_t kLargeBuffer = 20 << 20;          // segment for requests < 10 MiB
-  static constexpr int64_t kMinLargeAlloc = 10 << 20;        // from here, segment = request
-  static constexpr int64_t kRoundLarge = 2 << 20;            // large segments round to 2 MiB
+  static constexpr int64_t kMinBlockSize = 512;        // round_size granularity
+  static constexpr int64_t kSmallSize = 1 << 20;       // largest small-pool request
+  static constexpr int64_t kSmallBuffer = 2 << 20;     // small-pool segment
+  static constexpr int64_t kLargeBuffer = 20 << 20;    // segment for requests < 10 MiB
+  static constexpr int64_t kMinLargeAlloc = 10 << 20;  // from here, segment = request
+  static constexpr int64_t kRoundLarge = 2 << 20;      // large segments round to 2 MiB
 
   struct Options {
     std::optional<int64_t> capacityBytes;  ///< device memory; none = unlimited
@@ -146,9 +146,9 @@ class CachingAllocator {
   SegmentBacking& backing_;
   Options options_;
   Pool smallPool_, largePool_;
-  std::map<int64_t, std::unique_ptr<Segment>> segments_;  // by address
+  std::map<int64_t, std::unique_ptr<Segment>> segments_;        // by address
   std::unordered_map<int64_t, std::unique_ptr<Block>> blocks_;  // by address
-  std::unordered_map<int64_t, Block*> allocatedBlocks_;  // by allocation id
+  std::unordered_map<int64_t, Block*> allocatedBlocks_;         // by allocation id
   std::unordered_map<int64_t, AllocationRecord> records_;
   std::vector<MemoryEvent> events_;
   std::vector<std::string> opNames_{"(none)"};

@@ -12,7 +12,9 @@ namespace matmulviz {
 
 namespace {
 constexpr int64_t kAlign = int64_t{2} << 20;  // every segment size is a multiple of 2 MiB
-int64_t alignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+int64_t alignUp(int64_t v) {
+  return (v + kAlign - 1) / kAlign * kAlign;
+}
 }  // namespace
 
 HostBacking::HostBacking(int64_t reserveBytes) {

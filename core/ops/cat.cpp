@@ -12,7 +12,8 @@ namespace {
 
 class CatBackward final : public Node {
  public:
-  CatBackward(int64_t dim, std::vector<int64_t> lengths) : dim_(dim), lengths_(std::move(lengths)) {}
+  CatBackward(int64_t dim, std::vector<int64_t> lengths)
+      : dim_(dim), lengths_(std::move(lengths)) {}
   std::string name() const override { return "CatBackward0"; }
   TensorList apply(TensorList&& g) override {
     TensorList out(lengths_.size());
@@ -32,14 +33,16 @@ class CatBackward final : public Node {
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) throw std::invalid_argument("torch.cat(): expected a non-empty list of Tensors");
+  if (tensors.empty())
+    throw std::invalid_argument("torch.cat(): expected a non-empty list of Tensors");
   const Tensor& first = tensors.front();
   const int64_t nd = first.dim();
-  if (nd == 0) throw std::invalid_argument("zero-dimensional tensor (at position 0) cannot be concatenated");
+  if (nd == 0)
+    throw std::invalid_argument("zero-dimensional tensor (at position 0) cannot be concatenated");
   if (dim < -nd || dim >= nd)
     throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-nd) + ", " + std::to_string(nd - 1) +
-                            "], but got " + std::to_string(dim) + ")");
+                            std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " +
+                            std::to_string(dim) + ")");
   if (dim < 0) dim += nd;
   Shape outSizes = first.sizes();
   outSizes[dim] = 0;

@@ -88,7 +88,9 @@ Tensor clone(const Tensor& t) {
   return out;
 }
 
-Tensor contiguous(const Tensor& t) { return t.isContiguous() ? t : clone(t); }
+Tensor contiguous(const Tensor& t) {
+  return t.isContiguous() ? t : clone(t);
+}
 
 Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& label) {
   OpScope op(device.get(), "to");
@@ -125,7 +127,8 @@ void addInPlace(const Tensor& a, const Tensor& b) {
     detail::forEachRun(a.sizes(), a.strides(), b.strides(),
                        [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
                          for (int64_t i = 0; i < n; ++i)
-                           T::store(pa, oa + i * sa, T::load(pa, oa + i * sa) + T::load(pb, ob + i * sb));
+                           T::store(pa, oa + i * sa,
+                                    T::load(pa, oa + i * sa) + T::load(pb, ob + i * sb));
                        });
   });
 }

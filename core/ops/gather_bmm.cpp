@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace matmulviz {
@@ -55,7 +55,8 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
     if (denseInner(x)) {  // the common case: one memcpy per matrix
       const auto* p = static_cast<const Acc*>(x.dataPtr());
       for (int64_t i = 0; i < count; ++i)
-        std::memcpy(d + i * block, p + ns[i] * x.stride(0), static_cast<size_t>(block) * sizeof(Acc));
+        std::memcpy(d + i * block, p + ns[i] * x.stride(0),
+                    static_cast<size_t>(block) * sizeof(Acc));
       return;
     }
   }
@@ -75,7 +76,8 @@ void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
     auto* p = static_cast<Acc*>(y.dataPtr());
     for (int64_t i = 0; i < count; ++i)
-      std::memcpy(p + ns[i] * block, src.data() + i * block, static_cast<size_t>(block) * sizeof(Acc));
+      std::memcpy(p + ns[i] * block, src.data() + i * block,
+                  static_cast<size_t>(block) * sizeof(Acc));
   } else {
     void* p = y.dataPtr();
     for (int64_t i = 0; i < count; ++i)
@@ -204,8 +206,10 @@ TensorList GatherBmmBackward::apply(TensorList&& grads) {
 }  // namespace
 
 Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
-  if (a.dim() != 3) throw std::invalid_argument("gather_bmm: a must be [N, I, J], got " + a.shapeString());
-  if (c.dim() != 3) throw std::invalid_argument("gather_bmm: c must be [M, J, K], got " + c.shapeString());
+  if (a.dim() != 3)
+    throw std::invalid_argument("gather_bmm: a must be [N, I, J], got " + a.shapeString());
+  if (c.dim() != 3)
+    throw std::invalid_argument("gather_bmm: c must be [M, J, K], got " + c.shapeString());
   if (q.dim() != 1 || q.dtype() != DType::Int64)
     throw std::invalid_argument("gather_bmm: q must be a 1-d int64 tensor");
   if (q.size(0) != a.size(0))

@@ -29,7 +29,8 @@ void toFloat(const Tensor& t, int64_t batch, std::vector<float>& dst) {
   const void* p = t.dataPtr();
   const int64_t base = batch * t.stride(0);
   for (int64_t i = 0; i < r; ++i)
-    for (int64_t j = 0; j < c; ++j) dst[i * c + j] = T::load(p, base + i * t.stride(1) + j * t.stride(2));
+    for (int64_t j = 0; j < c; ++j)
+      dst[i * c + j] = T::load(p, base + i * t.stride(1) + j * t.stride(2));
 }
 
 }  // namespace
@@ -85,7 +86,8 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
       });
       return;
     }
-    case DType::Int64: break;
+    case DType::Int64:
+      break;
   }
   throw std::invalid_argument("matmul needs floating point tensors, got int64");
 }

@@ -19,7 +19,8 @@ void checkBounds(const Tensor& indices, int64_t size) {
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     if (p[i] < -size || p[i] >= size)
       throw std::out_of_range("index " + std::to_string(p[i]) +
-                              " is out of bounds for dimension 0 with size " + std::to_string(size));
+                              " is out of bounds for dimension 0 with size " +
+                              std::to_string(size));
 }
 
 /// The index as the gather sees it: copied to the device when it lives on the host and the
@@ -30,7 +31,9 @@ Tensor indexOnDevice(const Tensor& indices, const Tensor& self) {
   return toDevice(indices, self.storage().devicePtr(), "index copied to the device");
 }
 
-int64_t rowElements(const Tensor& t) { return t.dim() == 0 ? 1 : t.numel() / std::max<int64_t>(t.size(0), 1); }
+int64_t rowElements(const Tensor& t) {
+  return t.dim() == 0 ? 1 : t.numel() / std::max<int64_t>(t.size(0), 1);
+}
 
 /// Calls fn(i, row) for each position i of the flattened index with its (wrapped) row.
 template <typename F>

@@ -73,8 +73,8 @@ class MatProductBackward final : public Node {
 
 Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor& mat2) {
   if (anyRequiresGrad({&self, &mat2})) {
-    auto node = std::make_shared<MatProductBackward>(batched, self, mat2,
-                                                     self.requiresGrad(), mat2.requiresGrad());
+    auto node = std::make_shared<MatProductBackward>(batched, self, mat2, self.requiresGrad(),
+                                                     mat2.requiresGrad());
     node->nextEdges = {gradientEdge(self), gradientEdge(mat2)};
     setHistory(out, node);
   }
@@ -83,9 +83,9 @@ Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor&
 
 void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
   if (a.dtype() != b.dtype())
-    throw std::invalid_argument(std::string("expected ") + op + " operands to have the same dtype, but got " +
-                                std::string(dtypeName(a.dtype())) + " and " +
-                                std::string(dtypeName(b.dtype())));
+    throw std::invalid_argument(
+        std::string("expected ") + op + " operands to have the same dtype, but got " +
+        std::string(dtypeName(a.dtype())) + " and " + std::string(dtypeName(b.dtype())));
   if (a.device() != b.device())
     throw std::invalid_argument(std::string("expected ") + op +
                                 " operands to be on the same device");
@@ -173,7 +173,7 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
                                 (d2 == 1 ? "size" : "second to last dim") + " of the second (" +
                                 std::to_string(inner2) + ")");
   if (d1 == 1 && d2 == 1) return view(mm(unsqueeze(t1, 0), unsqueeze(t2, 1)), {});  // dot
-  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);               // mv
+  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);              // mv
   if (d1 == 1 && d2 == 2) return squeeze(mm(unsqueeze(t1, 0), t2), 0);
   if (d1 == 2 && d2 == 2) return mm(t1, t2);
 

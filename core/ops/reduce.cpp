@@ -35,8 +35,8 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
     if (s == t.size(d)) {
       outStrides[d] = out.stride(d - lead);
     } else if (s != 1) {
-      throw std::invalid_argument("sumTo: size " + std::to_string(s) +
-                                  " cannot be reached from " + std::to_string(t.size(d)));
+      throw std::invalid_argument("sumTo: size " + std::to_string(s) + " cannot be reached from " +
+                                  std::to_string(t.size(d)));
     }
   }
   detail::dispatchFloating(t.dtype(), [&](auto tag) {
@@ -46,7 +46,8 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
     detail::forEachRun(t.sizes(), outStrides, t.strides(),
                        [&](int64_t oo, int64_t ot, int64_t n, int64_t so, int64_t st) {
                          for (int64_t i = 0; i < n; ++i)
-                           T::store(po, oo + i * so, T::load(po, oo + i * so) + T::load(pt, ot + i * st));
+                           T::store(po, oo + i * so,
+                                    T::load(po, oo + i * so) + T::load(pt, ot + i * st));
                        });
   });
   return out;

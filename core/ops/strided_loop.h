@@ -59,9 +59,7 @@ struct F16 {
   static float load(const void* p, int64_t i) {
     return halfToFloat(static_cast<const uint16_t*>(p)[i]);
   }
-  static void store(void* p, int64_t i, float v) {
-    static_cast<uint16_t*>(p)[i] = floatToHalf(v);
-  }
+  static void store(void* p, int64_t i, float v) { static_cast<uint16_t*>(p)[i] = floatToHalf(v); }
 };
 struct BF16 {
   using Acc = float;
@@ -77,11 +75,20 @@ struct BF16 {
 template <typename F>
 void dispatchFloating(DType t, F&& fn) {
   switch (t) {
-    case DType::Float32: fn(F32{}); return;
-    case DType::Float64: fn(F64{}); return;
-    case DType::Float16: fn(F16{}); return;
-    case DType::BFloat16: fn(BF16{}); return;
-    case DType::Int64: break;
+    case DType::Float32:
+      fn(F32{});
+      return;
+    case DType::Float64:
+      fn(F64{});
+      return;
+    case DType::Float16:
+      fn(F16{});
+      return;
+    case DType::BFloat16:
+      fn(BF16{});
+      return;
+    case DType::Int64:
+      break;
   }
   throw std::invalid_argument("this op needs a floating point tensor, got int64");
 }

@@ -28,16 +28,22 @@ class ScatterViewBackward final : public Node {
   enum Kind { Slice, Select };
   ScatterViewBackward(Kind kind, Shape inputSizes, int64_t dim, int64_t start, int64_t end,
                       int64_t step)
-      : kind_(kind), inputSizes_(std::move(inputSizes)), dim_(dim), start_(start), end_(end),
+      : kind_(kind),
+        inputSizes_(std::move(inputSizes)),
+        dim_(dim),
+        start_(start),
+        end_(end),
         step_(step) {}
   std::string name() const override {
     return kind_ == Slice ? "SliceBackward0" : "SelectBackward0";
   }
   TensorList apply(TensorList&& g) override {
     OpScope op(g[0].device(), name());
-    Tensor gi = zeros(inputSizes_, g[0].dtype(), g[0].storage().devicePtr(),
-                      kind_ == Slice ? "grad of slice input (zeros)" : "grad of select input (zeros)");
-    const Tensor part = kind_ == Slice ? slice(gi, dim_, start_, end_, step_) : select(gi, dim_, start_);
+    Tensor gi =
+        zeros(inputSizes_, g[0].dtype(), g[0].storage().devicePtr(),
+              kind_ == Slice ? "grad of slice input (zeros)" : "grad of select input (zeros)");
+    const Tensor part =
+        kind_ == Slice ? slice(gi, dim_, start_, end_, step_) : select(gi, dim_, start_);
     copyInto(part, g[0]);
     return {gi};
   }
@@ -107,12 +113,12 @@ Shape inferSize(Shape sizes, int64_t numel) {
   }
   if (inferred) {
     if (known == 0 || numel % known != 0)
-      throw std::invalid_argument("shape '" + shapeToString(sizes) + "' is invalid for input of size " +
-                                  std::to_string(numel));
+      throw std::invalid_argument("shape '" + shapeToString(sizes) +
+                                  "' is invalid for input of size " + std::to_string(numel));
     sizes[*inferred] = numel / known;
   } else if (known != numel) {
-    throw std::invalid_argument("shape '" + shapeToString(sizes) + "' is invalid for input of size " +
-                                std::to_string(numel));
+    throw std::invalid_argument("shape '" + shapeToString(sizes) +
+                                "' is invalid for input of size " + std::to_string(numel));
   }
   return sizes;
 }
@@ -128,8 +134,8 @@ std::optional<Shape> computeStride(const Shape& oldShape, const Shape& oldStride
   int64_t tensorNumel = 1, viewNumel = 1;
   for (auto tensorD = static_cast<int64_t>(oldShape.size()) - 1; tensorD >= 0; --tensorD) {
     tensorNumel *= oldShape[tensorD];
-    if (tensorD == 0 || (oldShape[tensorD - 1] != 1 &&
-                         oldStride[tensorD - 1] != tensorNumel * chunkBaseStride)) {
+    if (tensorD == 0 ||
+        (oldShape[tensorD - 1] != 1 && oldStride[tensorD - 1] != tensorNumel * chunkBaseStride)) {
       while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
         newStride[viewD] = viewNumel * chunkBaseStride;
         viewNumel *= newShape[viewD];
@@ -182,9 +188,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   dim = wrapDim(dim, t.dim());
   const int64_t n = t.size(dim);
   if (index < -n || index >= n)
-    throw std::out_of_range("index " + std::to_string(index) +
-                            " is out of bounds for dimension " + std::to_string(dim) +
-                            " with size " + std::to_string(n));
+    throw std::out_of_range("index " + std::to_string(index) + " is out of bounds for dimension " +
+                            std::to_string(dim) + " with size " + std::to_string(n));
   if (index < 0) index += n;
   Shape sizes = t.sizes(), strides = t.strides();
   sizes.erase(sizes.begin() + dim);
@@ -214,9 +219,10 @@ Tensor reshape(const Tensor& t, Shape sizes) {
 
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
   if (static_cast<int64_t>(dims.size()) != t.dim())
-    throw std::invalid_argument("permute(): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = " +
-                                std::to_string(t.dim()) + " is not equal to len(dims) = " +
-                                std::to_string(dims.size()));
+    throw std::invalid_argument(
+        "permute(): number of dimensions in the tensor input does not match the length of the "
+        "desired ordering of dimensions i.e. input.dim() = " +
+        std::to_string(t.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Shape sizes(dims.size()), strides(dims.size());
   std::vector<int64_t> inverse(dims.size(), -1);
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -248,13 +254,16 @@ Tensor expand(const Tensor& t, Shape sizes) {
     throw std::invalid_argument("expand: the number of sizes provided (" +
                                 std::to_string(sizes.size()) +
                                 ") must be greater or equal to the number of dimensions in the "
-                                "tensor (" + std::to_string(t.dim()) + ")");
+                                "tensor (" +
+                                std::to_string(t.dim()) + ")");
   const int64_t lead = static_cast<int64_t>(sizes.size()) - t.dim();
   Shape strides(sizes.size(), 0);
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     const int64_t j = i - lead;
     if (j < 0) {
-      if (sizes[i] < 0) throw std::invalid_argument("expand: -1 is not allowed in a leading, non-existing dimension");
+      if (sizes[i] < 0)
+        throw std::invalid_argument(
+            "expand: -1 is not allowed in a leading, non-existing dimension");
       strides[i] = 0;
       continue;
     }
@@ -310,7 +319,10 @@ Tensor unsafeView(const Tensor& t, Shape sizes) {
 }
 
 Tensor mT(const Tensor& t) {
-  if (t.dim() < 2) throw std::invalid_argument("tensor.mT is only supported on matrices or batches of matrices. Got " + std::to_string(t.dim()) + "-D tensor.");
+  if (t.dim() < 2)
+    throw std::invalid_argument(
+        "tensor.mT is only supported on matrices or batches of matrices. Got " +
+        std::to_string(t.dim()) + "-D tensor.");
   return transpose(t, -2, -1);
 }
 

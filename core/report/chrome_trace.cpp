@@ -40,8 +40,9 @@ void writeEvent(std::ostream& os, bool& first, const nlohmann::json& e) {
 void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
               int64_t instantMinBytes) {
   const MemoryTimeline& t = run.timeline;
-  writeEvent(os, first, {{"ph", "M"}, {"pid", pid}, {"name", "process_name"},
-                         {"args", {{"name", run.strategy}}}});
+  writeEvent(
+      os, first,
+      {{"ph", "M"}, {"pid", pid}, {"name", "process_name"}, {"args", {{"name", run.strategy}}}});
   // Ops, with consecutive same-op spans at one depth merged.
   for (size_t s = 0; s < t.spans.size();) {
     size_t e = s + 1;
@@ -51,9 +52,14 @@ void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
     const auto count = static_cast<int64_t>(e - s);
     std::string name = t.opNames[t.spans[s].opId];
     if (count > 1) name += " x" + std::to_string(count);
-    writeEvent(os, first, {{"ph", "X"}, {"pid", pid}, {"tid", t.spans[s].depth}, {"name", name},
-                           {"cat", "op"}, {"ts", t.spans[s].beginUs},
-                           {"dur", t.spans[e - 1].endUs - t.spans[s].beginUs}});
+    writeEvent(os, first,
+               {{"ph", "X"},
+                {"pid", pid},
+                {"tid", t.spans[s].depth},
+                {"name", name},
+                {"cat", "op"},
+                {"ts", t.spans[s].beginUs},
+                {"dur", t.spans[e - 1].endUs - t.spans[s].beginUs}});
     s = e;
   }
   std::unordered_map<int64_t, double> freedAt;
@@ -67,18 +73,28 @@ void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
     const MemoryEvent& ev = t.events[x];
     if (counterKept[x])
       writeEvent(os, first,
-                 {{"ph", "C"}, {"pid", pid}, {"name", "memory (MiB)"}, {"ts", ev.timeUs},
+                 {{"ph", "C"},
+                  {"pid", pid},
+                  {"name", "memory (MiB)"},
+                  {"ts", ev.timeUs},
                   {"args",
                    {{"allocated", ev.after.allocatedBytes / kMiB},
                     {"requested", ev.after.requestedBytes / kMiB},
                     {"reserved", ev.after.reservedBytes / kMiB}}}});
     if (ev.kind == MemoryEventKind::Oom) {
-      writeEvent(os, first, {{"ph", "i"}, {"pid", pid}, {"tid", 0}, {"s", "p"}, {"ts", ev.timeUs},
-                             {"name", "out of memory"}, {"args", {{"requested_bytes", ev.bytes}}}});
+      writeEvent(os, first,
+                 {{"ph", "i"},
+                  {"pid", pid},
+                  {"tid", 0},
+                  {"s", "p"},
+                  {"ts", ev.timeUs},
+                  {"name", "out of memory"},
+                  {"args", {{"requested_bytes", ev.bytes}}}});
       continue;
     }
     if (ev.kind != MemoryEventKind::Alloc || ev.bytes < instantMinBytes) continue;
-    const AllocationRecord* rec = records.count(ev.allocationId) ? records[ev.allocationId] : nullptr;
+    const AllocationRecord* rec =
+        records.count(ev.allocationId) ? records[ev.allocationId] : nullptr;
     std::string fate;
     if (auto it = freedAt.find(ev.allocationId); it != freedAt.end()) {
       fate = "freed at " + std::to_string(it->second / 1000.0) + " ms";
@@ -88,7 +104,11 @@ void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
       fate = "alive at the end of the run";
     }
     writeEvent(os, first,
-               {{"ph", "i"}, {"pid", pid}, {"tid", 0}, {"s", "t"}, {"ts", ev.timeUs},
+               {{"ph", "i"},
+                {"pid", pid},
+                {"tid", 0},
+                {"s", "t"},
+                {"ts", ev.timeUs},
                 {"name", "alloc " + (rec ? rec->label : std::string("?"))},
                 {"args",
                  {{"label", rec ? rec->label : ""},

@@ -6,16 +6,25 @@ namespace matmulviz {
 
 namespace {
 
-nlohmann::ordered_json numberOrNull(double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); }
+nlohmann::ordered_json numberOrNull(double v) {
+  return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+}
 
 nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
   using S = BackwardOutcome::Status;
   nlohmann::ordered_json j;
   switch (b.status) {
-    case S::NotRequested: return nullptr;
-    case S::Ran: j["status"] = "ran"; break;
-    case S::Skipped: j["status"] = "skipped"; break;
-    case S::Failed: j["status"] = "failed"; break;
+    case S::NotRequested:
+      return nullptr;
+    case S::Ran:
+      j["status"] = "ran";
+      break;
+    case S::Skipped:
+      j["status"] = "skipped";
+      break;
+    case S::Failed:
+      j["status"] = "failed";
+      break;
   }
   j["message"] = b.message.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(b.message);
   j["estimate_s"] = b.estimateSeconds;
@@ -37,8 +46,12 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 nlohmann::ordered_json toJson(const StrategiesReport& report) {
   const Workload& w = report.workload;
   nlohmann::ordered_json j;
-  j["workload"] = {{"n", w.n}, {"m", w.m},         {"i", w.i},
-                   {"j", w.j}, {"k", w.k},         {"batch", w.batch},
+  j["workload"] = {{"n", w.n},
+                   {"m", w.m},
+                   {"i", w.i},
+                   {"j", w.j},
+                   {"k", w.k},
+                   {"batch", w.batch},
                    {"dtype", std::string(dtypeName(w.dtype))}};
   j["device"] = std::string(deviceKindName(report.device));
   j["notes"] = report.notes;
@@ -49,8 +62,8 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
     run["requires_grad"] = r.requiresGrad;
     run["ok"] = r.ok;
     run["error"] = r.ok ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
-    run["time_s"] = {{"cold", r.time.cold}, {"median", r.time.median}, {"min", r.time.min},
-                     {"max", r.time.max}};
+    run["time_s"] = {
+        {"cold", r.time.cold}, {"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}};
     run["cur_mem_bytes"] = r.current.allocatedBytes;
     run["max_mem_bytes"] = r.peak.allocatedBytes;
     run["cur_mem_mib"] = toMiBFloor(r.current.allocatedBytes);

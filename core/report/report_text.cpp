@@ -14,9 +14,13 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string seconds(double s) { return s >= 1 ? fmt("%.2f s", s) : fmt("%.1f ms", s * 1e3); }
+std::string seconds(double s) {
+  return s >= 1 ? fmt("%.2f s", s) : fmt("%.1f ms", s * 1e3);
+}
 
-std::string relErr(double e) { return std::isnan(e) ? "-" : fmt("%.1e", e); }
+std::string relErr(double e) {
+  return std::isnan(e) ? "-" : fmt("%.1e", e);
+}
 
 /// Entries worth telling: anything but the caller's own a, c and out with nothing more on them.
 bool worthTelling(const KeptAlive& k) {
@@ -41,9 +45,10 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
     using S = BackwardOutcome::Status;
     if (b.status == S::Ran) {
       std::snprintf(line, sizeof line, "  %-10s %10s %12lld %12lld %12s %12s\n", r.strategy.c_str(),
-                    seconds(b.timeSeconds).c_str(), static_cast<long long>(toMiBFloor(b.maxMemBytes)),
-                    static_cast<long long>(toMiBFloor(b.curMemBytes)), relErr(b.maxRelErrDA).c_str(),
-                    relErr(b.maxRelErrDC).c_str());
+                    seconds(b.timeSeconds).c_str(),
+                    static_cast<long long>(toMiBFloor(b.maxMemBytes)),
+                    static_cast<long long>(toMiBFloor(b.curMemBytes)),
+                    relErr(b.maxRelErrDA).c_str(), relErr(b.maxRelErrDC).c_str());
       os << line;
     } else if (b.status != S::NotRequested) {
       os << "  " << r.strategy << ": " << (b.status == S::Skipped ? "skipped: " : "failed: ")

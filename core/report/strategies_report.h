@@ -30,12 +30,12 @@ struct TimeStats {
 struct BackwardOutcome {
   enum class Status { NotRequested, Ran, Skipped, Failed };
   Status status = Status::NotRequested;
-  std::string message;           ///< why skipped or failed
-  double estimateSeconds = 0;    ///< model: bytes the backward writes and reads / bandwidth
-  int64_t estimateBytes = 0;     ///< bytes allocated by the backward (meta dry run)
+  std::string message;         ///< why skipped or failed
+  double estimateSeconds = 0;  ///< model: bytes the backward writes and reads / bandwidth
+  int64_t estimateBytes = 0;   ///< bytes allocated by the backward (meta dry run)
   double timeSeconds = 0;
-  int64_t maxMemBytes = 0;       ///< peak allocated during backward (from forward's end)
-  int64_t curMemBytes = 0;       ///< allocated after backward (grads included)
+  int64_t maxMemBytes = 0;  ///< peak allocated during backward (from forward's end)
+  int64_t curMemBytes = 0;  ///< allocated after backward (grads included)
   double maxRelErrDA = std::numeric_limits<double>::quiet_NaN();
   double maxRelErrDC = std::numeric_limits<double>::quiet_NaN();
   Tensor dA, dC;  ///< host copies when the device has data and a/c require grad
@@ -78,6 +78,8 @@ struct StrategiesReport {
 };
 
 /// bytes // 2^20 // ... as the seed prints: floor division by 1024 twice.
-inline int64_t toMiBFloor(int64_t bytes) { return bytes / 1024 / 1024; }
+inline int64_t toMiBFloor(int64_t bytes) {
+  return bytes / 1024 / 1024;
+}
 
 }  // namespace matmulviz

@@ -17,7 +17,8 @@ void parseRequiresGrad(const std::string& text, bool& a, bool& c) {
   } else if (text == "a,c" || text == "c,a") {
     a = c = true;
   } else {
-    throw std::invalid_argument("--requires-grad: '" + text + "' is not allowed (allowed: none, a, c, a,c)");
+    throw std::invalid_argument("--requires-grad: '" + text +
+                                "' is not allowed (allowed: none, a, c, a,c)");
   }
 }
 
@@ -46,7 +47,8 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
       c.workload.dtype = parseDType(w.value("dtype", std::string("float32")));
       c.workload.validate();
     }
-    parseRequiresGrad(j.value("requires_grad", std::string("none")), c.requiresGradA, c.requiresGradC);
+    parseRequiresGrad(j.value("requires_grad", std::string("none")), c.requiresGradA,
+                      c.requiresGradC);
     if (j.contains("strategies")) c.strategies = j.at("strategies").get<std::vector<std::string>>();
     for (const auto& s : c.strategies) findStrategy(s);
     c.repeats = j.value("repeats", c.repeats);

@@ -24,9 +24,12 @@ SegmentBacking& backingFor(DeviceKind kind) {
   static HostBacking host;
   static MetaBacking meta;
   switch (kind) {
-    case DeviceKind::Cpu: return host;
-    case DeviceKind::Meta: return meta;
-    default: break;
+    case DeviceKind::Cpu:
+      return host;
+    case DeviceKind::Meta:
+      return meta;
+    default:
+      break;
   }
   throw std::invalid_argument(
       "--device " + std::string(deviceKindName(kind)) +
@@ -56,7 +59,8 @@ Tensor randomNormal(const Shape& sizes, DType dtype, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   Tensor t = empty(sizes, dtype, nullptr, "grad_output");
-  for (int64_t x = 0, n = t.numel(); x < n; ++x) storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
+  for (int64_t x = 0, n = t.numel(); x < n; ++x)
+    storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
   return t;
 }
 
@@ -100,7 +104,8 @@ std::vector<KeptAlive> groupKeptAlive(const DeviceContext& device,
   }
   std::vector<KeptAlive> out;
   for (auto& [key, k] : groups) out.push_back(std::move(k));
-  std::stable_sort(out.begin(), out.end(), [](const KeptAlive& x, const KeptAlive& y) { return x.bytes > y.bytes; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KeptAlive& x, const KeptAlive& y) { return x.bytes > y.bytes; });
   return out;
 }
 
@@ -158,9 +163,8 @@ StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutpu
   if (config_.backward && !gradOutput_.defined() && inputs_.a.defined())
     gradOutput_ = randomNormal({w.n, w.i, w.k}, w.dtype, config_.seed + 1);
   if (gradOutput_.defined() && gradOutput_.sizes() != Shape{w.n, w.i, w.k})
-    throw std::invalid_argument("--grad-output: expected shape " +
-                                shapeToString({w.n, w.i, w.k}) + " but got " +
-                                gradOutput_.shapeString());
+    throw std::invalid_argument("--grad-output: expected shape " + shapeToString({w.n, w.i, w.k}) +
+                                " but got " + gradOutput_.shapeString());
 }
 
 StrategyRunner::DryRun StrategyRunner::dryRun(const StrategyInfo& s) const {
@@ -191,8 +195,10 @@ void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
     if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
       throw std::invalid_argument(
           "workload too large for this machine: " + name + " needs " +
-          formatBytes(d.peakReservedBytes) + " of device memory at its peak (held in host RAM on "
-          "--device cpu) but only " + formatBytes(available) +
+          formatBytes(d.peakReservedBytes) +
+          " of device memory at its peak (held in host RAM on "
+          "--device cpu) but only " +
+          formatBytes(available) +
           " are available; use --device meta to see its memory without data, or smaller sizes");
   }
 }
@@ -204,7 +210,8 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   const Workload& w = config_.workload;
   const bool hasData = config_.device == DeviceKind::Cpu;
   if (std::find(config_.strategies.begin(), config_.strategies.end(), "strategy3") !=
-          config_.strategies.end() && w.n % w.batch != 0)
+          config_.strategies.end() &&
+      w.n % w.batch != 0)
     report.notes.push_back("strategy3: N % batch = " + std::to_string(w.n % w.batch) +
                            ": the last step multiplies the remaining rows (the seed's code drops "
                            "them)");
@@ -246,9 +253,10 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const ProgressFn& prog
   for (int r = 0; r < config_.repeats; ++r) {
     const bool last = r == config_.repeats - 1;
     if (progress)
-      progress(s.name + ": run " + std::to_string(r + 1) + " of " + std::to_string(config_.repeats));
-    auto device = makeDevice(config_.device,
-                             {config_.deviceMemoryBytes, config_.recordTimeline && last});
+      progress(s.name + ": run " + std::to_string(r + 1) + " of " +
+               std::to_string(config_.repeats));
+    auto device =
+        makeDevice(config_.device, {config_.deviceMemoryBytes, config_.recordTimeline && last});
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;
     try {

@@ -21,11 +21,11 @@ struct RunConfig {
   DeviceKind device = DeviceKind::Cpu;
   std::optional<int64_t> deviceMemoryBytes;  ///< capacity of the simulated device
   bool backward = false;
-  bool force = false;                 ///< run backward even when estimated over the limit
-  double backwardLimitSeconds = 60;   ///< estimates above this are skipped unless force
+  bool force = false;                ///< run backward even when estimated over the limit
+  double backwardLimitSeconds = 60;  ///< estimates above this are skipped unless force
   bool recordTimeline = false;
-  bool keepOutputs = false;           ///< host copies of out, dA, dC (for --save-dir)
-  bool checkHostMemory = true;        ///< refuse workloads that would not fit in RAM
+  bool keepOutputs = false;     ///< host copies of out, dA, dC (for --save-dir)
+  bool checkHostMemory = true;  ///< refuse workloads that would not fit in RAM
 };
 
 using ProgressFn = std::function<void(const std::string&)>;

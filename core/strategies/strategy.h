@@ -13,8 +13,8 @@ namespace matmulviz {
 
 /// Runs the whole statement `out = ...` for a [N, I, J], c [M, J, K] (device tensors) and the
 /// host index q [N]; returns out [N, I, K].
-using StrategyFn = std::function<Tensor(const Tensor& a, const Tensor& c, const Tensor& q,
-                                        int64_t batch)>;
+using StrategyFn =
+    std::function<Tensor(const Tensor& a, const Tensor& c, const Tensor& q, int64_t batch)>;
 
 struct StrategyInfo {
   std::string name;       ///< CLI name: strategy1, strategy2, strategy3, direct, fused

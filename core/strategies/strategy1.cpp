@@ -1,7 +1,8 @@
 // strategy1 (seeds/000_*): per-row matmul over a precomputed c[q], then cat.
 //   out1 = strategy1(a, c[q])
 //   def strategy1(a, c):
-//       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[i, :, :]) for i in range(a.shape[0])], dim=0)
+//       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[i, :, :]) for i in range(a.shape[0])],
+//       dim=0)
 // c[q] is advanced indexing: a copy of N x J x K elements that lives for the whole statement,
 // and stays alive after it when a requires grad (each mm saves its c[i] view as mat2, and a
 // view keeps its whole storage).

@@ -1,7 +1,8 @@
 // strategy2 (seeds/000_*): per-row matmul with c[q[i]], then cat.
 //   out2 = strategy2(a, c, q)
 //   def strategy2(a, c, index):
-//       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[index[i], :, :]) for i in range(a.shape[0])], dim=0)
+//       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[index[i], :, :]) for i in
+//       range(a.shape[0])], dim=0)
 // index[i] is a 0-dim integer tensor: indexing with it is a view (select), so c is never copied.
 #include "core/ops/ops.h"
 #include "core/strategies/strategy.h"

@@ -10,8 +10,8 @@
 namespace matmulviz {
 
 void Workload::validate() const {
-  const std::pair<const char*, int64_t> fields[] = {
-      {"--n", n}, {"--m", m}, {"--i", i}, {"--j", j}, {"--k", k}, {"--batch", batch}};
+  const std::pair<const char*, int64_t> fields[] = {{"--n", n}, {"--m", m}, {"--i", i},
+                                                    {"--j", j}, {"--k", k}, {"--batch", batch}};
   for (auto [name, v] : fields)
     if (v < 1)
       throw std::invalid_argument(std::string(name) + ": must be at least 1, got " +
@@ -65,7 +65,9 @@ void checkInputs(const Workload& w, const Inputs& in) {
 }
 
 namespace {
-std::vector<double> asDoubles(const Tensor& t) { return t.toDoubles(); }
+std::vector<double> asDoubles(const Tensor& t) {
+  return t.toDoubles();
+}
 }  // namespace
 
 Tensor referenceOutput(const Inputs& in) {

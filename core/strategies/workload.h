@@ -10,12 +10,12 @@
 namespace matmulviz {
 
 struct Workload {
-  int64_t n = 131072;  ///< N: rows of a and entries of q (the seed: 1048576 // 8)
-  int64_t m = 2048;    ///< M: matrices in c (the seed: 16384 // 8)
-  int64_t i = 1;       ///< I: rows of each a[n]
-  int64_t j = 64;      ///< J: the contracted dimension
-  int64_t k = 64;      ///< K: columns of each c[m]
-  int64_t batch = 256; ///< strategy3's batch
+  int64_t n = 131072;   ///< N: rows of a and entries of q (the seed: 1048576 // 8)
+  int64_t m = 2048;     ///< M: matrices in c (the seed: 16384 // 8)
+  int64_t i = 1;        ///< I: rows of each a[n]
+  int64_t j = 64;       ///< J: the contracted dimension
+  int64_t k = 64;       ///< K: columns of each c[m]
+  int64_t batch = 256;  ///< strategy3's batch
   DType dtype = DType::Float32;
 
   /// Throws std::invalid_argument naming the field when a size is < 1 or a product overflows.

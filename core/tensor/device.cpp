@@ -6,10 +6,14 @@ namespace matmulviz {
 
 std::string_view deviceKindName(DeviceKind k) {
   switch (k) {
-    case DeviceKind::Host: return "host";
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::Meta: return "meta";
-    case DeviceKind::Cuda: return "cuda";
+    case DeviceKind::Host:
+      return "host";
+    case DeviceKind::Cpu:
+      return "cpu";
+    case DeviceKind::Meta:
+      return "meta";
+    case DeviceKind::Cuda:
+      return "cuda";
   }
   return "?";
 }
@@ -18,8 +22,7 @@ DeviceKind parseDeviceKind(std::string_view s) {
   if (s == "cpu") return DeviceKind::Cpu;
   if (s == "meta") return DeviceKind::Meta;
   if (s == "cuda") return DeviceKind::Cuda;
-  throw std::invalid_argument("unknown device '" + std::string(s) +
-                              "' (allowed: cpu, meta, cuda)");
+  throw std::invalid_argument("unknown device '" + std::string(s) + "' (allowed: cpu, meta, cuda)");
 }
 
 }  // namespace matmulviz

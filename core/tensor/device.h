@@ -6,9 +6,9 @@
 #include "core/memory/caching_allocator.h"
 
 #include <memory>
-#include <unordered_map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace matmulviz {
 

@@ -7,22 +7,30 @@ namespace matmulviz {
 
 int64_t elementSize(DType t) {
   switch (t) {
-    case DType::Float32: return 4;
+    case DType::Float32:
+      return 4;
     case DType::Float16:
-    case DType::BFloat16: return 2;
+    case DType::BFloat16:
+      return 2;
     case DType::Float64:
-    case DType::Int64: return 8;
+    case DType::Int64:
+      return 8;
   }
   return 0;
 }
 
 std::string_view dtypeName(DType t) {
   switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
-    case DType::Float64: return "float64";
-    case DType::Int64: return "int64";
+    case DType::Float32:
+      return "float32";
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
+    case DType::Float64:
+      return "float64";
+    case DType::Int64:
+      return "int64";
   }
   return "?";
 }
@@ -37,7 +45,9 @@ DType parseDType(std::string_view s) {
                               "' (allowed: float32, float16, bfloat16)");
 }
 
-bool isFloating(DType t) { return t != DType::Int64; }
+bool isFloating(DType t) {
+  return t != DType::Int64;
+}
 
 float halfToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -72,7 +82,7 @@ uint16_t floatToHalf(float f) {
   const uint32_t absBits = bits & 0x7fffffffu;
   if (absBits > 0x7f800000u) return sign | 0x7e00u;   // NaN
   if (absBits >= 0x477ff000u) return sign | 0x7c00u;  // rounds to inf
-  if (absBits < 0x38800000u) {                         // subnormal or zero in half
+  if (absBits < 0x38800000u) {                        // subnormal or zero in half
     // value = absBits as float; half subnormal unit is 2^-24
     float a;
     std::memcpy(&a, &absBits, 4);
@@ -90,26 +100,37 @@ uint16_t floatToHalf(float f) {
 
 double loadAsDouble(const void* data, DType t, int64_t i) {
   switch (t) {
-    case DType::Float32: return static_cast<const float*>(data)[i];
-    case DType::Float16: return halfToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::BFloat16: return bfloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::Float64: return static_cast<const double*>(data)[i];
-    case DType::Int64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DType::Float32:
+      return static_cast<const float*>(data)[i];
+    case DType::Float16:
+      return halfToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::BFloat16:
+      return bfloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::Float64:
+      return static_cast<const double*>(data)[i];
+    case DType::Int64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
   }
   return 0;
 }
 
 void storeFromDouble(void* data, DType t, int64_t i, double v) {
   switch (t) {
-    case DType::Float32: static_cast<float*>(data)[i] = static_cast<float>(v); return;
+    case DType::Float32:
+      static_cast<float*>(data)[i] = static_cast<float>(v);
+      return;
     case DType::Float16:
       static_cast<uint16_t*>(data)[i] = floatToHalf(static_cast<float>(v));
       return;
     case DType::BFloat16:
       static_cast<uint16_t*>(data)[i] = floatToBFloat16(static_cast<float>(v));
       return;
-    case DType::Float64: static_cast<double*>(data)[i] = v; return;
-    case DType::Int64: static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v); return;
+    case DType::Float64:
+      static_cast<double*>(data)[i] = v;
+      return;
+    case DType::Int64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v);
+      return;
   }
 }
 

@@ -16,7 +16,8 @@ namespace matmulviz {
 class Storage {
  public:
   /// Allocates `bytes` on `device` through its allocator model; throws OutOfMemoryError.
-  static std::shared_ptr<Storage> onDevice(DevicePtr device, int64_t bytes, const std::string& label);
+  static std::shared_ptr<Storage> onDevice(DevicePtr device, int64_t bytes,
+                                           const std::string& label);
   /// Allocates `bytes` of zero-initialised host memory (not accounted).
   static std::shared_ptr<Storage> onHost(int64_t bytes);
   ~Storage();

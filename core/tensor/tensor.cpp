@@ -19,9 +19,15 @@ int64_t wrapDim(int64_t d, int64_t dim) {
 }
 }  // namespace
 
-int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrapDim(d, dim())]; }
-int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrapDim(d, dim())]; }
-int64_t Tensor::numel() const { return numelOf(impl_->sizes); }
+int64_t Tensor::size(int64_t d) const {
+  return impl_->sizes[wrapDim(d, dim())];
+}
+int64_t Tensor::stride(int64_t d) const {
+  return impl_->strides[wrapDim(d, dim())];
+}
+int64_t Tensor::numel() const {
+  return numelOf(impl_->sizes);
+}
 
 bool Tensor::isContiguous() const {
   if (numel() == 0) return true;  // as c10's compute_contiguous
@@ -79,8 +85,9 @@ std::vector<double> Tensor::toDoubles() const {
   return out;
 }
 
-std::string Tensor::shapeString() const { return shapeToString(impl_->sizes); }
-
+std::string Tensor::shapeString() const {
+  return shapeToString(impl_->sizes);
+}
 
 Shape contiguousStrides(const Shape& sizes) {
   Shape strides(sizes.size());

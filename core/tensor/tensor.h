@@ -26,7 +26,7 @@ struct TensorImpl {
   bool requiresGrad = false;
   std::shared_ptr<Node> gradFn;  ///< null for leaves
   uint32_t outputNr = 0;
-  std::shared_ptr<TensorImpl> grad;        ///< .grad of a leaf
+  std::shared_ptr<TensorImpl> grad;     ///< .grad of a leaf
   std::weak_ptr<Node> gradAccumulator;  ///< AccumulateGrad of a leaf that requires grad
 };
 

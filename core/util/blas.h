@@ -11,9 +11,8 @@ namespace matmulviz::blas {
 /// Source of the rule: BLAS sgemm/dgemm (netlib reference), CblasRowMajor layout.
 void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
-void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, double alpha,
-          const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-          int64_t ldc);
+void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+          int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
 
 /// Number of threads OpenBLAS uses (openblas_get_num_threads).
 int numThreads();

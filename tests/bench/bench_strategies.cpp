@@ -56,24 +56,32 @@ int main(int argc, char** argv) {
   for (int x = 1; x + 1 < argc; x += 2) {
     const std::string k = argv[x];
     const long long v = std::stoll(argv[x + 1]);
-    if (k == "--n") w.n = v;
-    else if (k == "--m") w.m = v;
-    else if (k == "--i") w.i = v;
-    else if (k == "--j") w.j = v;
-    else if (k == "--k") w.k = v;
-    else if (k == "--repeats") repeats = static_cast<int>(v);
+    if (k == "--n")
+      w.n = v;
+    else if (k == "--m")
+      w.m = v;
+    else if (k == "--i")
+      w.i = v;
+    else if (k == "--j")
+      w.j = v;
+    else if (k == "--k")
+      w.k = v;
+    else if (k == "--repeats")
+      repeats = static_cast<int>(v);
   }
-  std::printf("workload N=%lld M=%lld I=%lld J=%lld K=%lld float32, %d repeats, OpenBLAS %d threads\n",
-              static_cast<long long>(w.n), static_cast<long long>(w.m), static_cast<long long>(w.i),
-              static_cast<long long>(w.j), static_cast<long long>(w.k), repeats, blas::numThreads());
+  std::printf(
+      "workload N=%lld M=%lld I=%lld J=%lld K=%lld float32, %d repeats, OpenBLAS %d threads\n",
+      static_cast<long long>(w.n), static_cast<long long>(w.m), static_cast<long long>(w.i),
+      static_cast<long long>(w.j), static_cast<long long>(w.k), repeats, blas::numThreads());
   const Inputs in = makeRandomInputs(w, 0);
   const int64_t rows = w.n * w.i;
 
   // Floor 1: one sgemm with the same FLOP count.
-  std::vector<float> A(static_cast<size_t>(rows * w.j), 0.5f), B(static_cast<size_t>(w.j * w.k), 0.25f),
-      C(static_cast<size_t>(rows * w.k));
+  std::vector<float> A(static_cast<size_t>(rows * w.j), 0.5f),
+      B(static_cast<size_t>(w.j * w.k), 0.25f), C(static_cast<size_t>(rows * w.k));
   const double sgemm = medianSeconds(repeats, [&] {
-    blas::gemm(false, false, rows, w.k, w.j, 1.0f, A.data(), w.j, B.data(), w.k, 0.0f, C.data(), w.k);
+    blas::gemm(false, false, rows, w.k, w.j, 1.0f, A.data(), w.j, B.data(), w.k, 0.0f, C.data(),
+               w.k);
   });
 
   // Floor 2: a plain gather copy of c[q] and a BLAS bmm over it, hand-written.
@@ -86,8 +94,8 @@ int main(int argc, char** argv) {
     for (int64_t n = 0; n < w.n; ++n)
       std::memcpy(gathered.data() + n * slab, c + q[n] * slab, static_cast<size_t>(slab) * 4);
     for (int64_t n = 0; n < w.n; ++n)
-      blas::gemm(false, false, w.i, w.k, w.j, 1.0f, a + n * w.i * w.j, w.j, gathered.data() + n * slab,
-                 w.k, 0.0f, C.data() + n * w.i * w.k, w.k);
+      blas::gemm(false, false, w.i, w.k, w.j, 1.0f, a + n * w.i * w.j, w.j,
+                 gathered.data() + n * slab, w.k, 0.0f, C.data() + n * w.i * w.k, w.k);
   });
 
   const double direct = engineMedian(w, in, "direct", repeats);

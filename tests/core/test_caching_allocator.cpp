@@ -42,12 +42,15 @@ class TestCachingAllocator : public QObject {
         << "a 1M;a 1M" << 2 * MiB << 2 * MiB << 2 * MiB << 1 << 2 * MiB;
     QTest::newRow("1 MiB + 1 is large: 20 MiB segment, split")
         << "a 1048577" << MiB + 512 << MiB + 1 << 20 * MiB << 1 << MiB + 512;
-    QTest::newRow("9 MiB: 20 MiB segment, split") << "a 9M" << 9 * MiB << 9 * MiB << 20 * MiB << 1 << 9 * MiB;
-    QTest::newRow("10 MiB: its own segment") << "a 10M" << 10 * MiB << 10 * MiB << 10 * MiB << 1 << 10 * MiB;
+    QTest::newRow("9 MiB: 20 MiB segment, split")
+        << "a 9M" << 9 * MiB << 9 * MiB << 20 * MiB << 1 << 9 * MiB;
+    QTest::newRow("10 MiB: its own segment")
+        << "a 10M" << 10 * MiB << 10 * MiB << 10 * MiB << 1 << 10 * MiB;
     QTest::newRow("19.5 MiB counts 20 MiB (remainder not split)")
         << "a 19.5M" << 20 * MiB << qint64(19.5 * MiB) << 20 * MiB << 1 << 20 * MiB;
     QTest::newRow("18.5 MiB: 1.5 MiB remainder is split off")
-        << "a 18.5M" << qint64(18.5 * MiB) << qint64(18.5 * MiB) << 20 * MiB << 1 << qint64(18.5 * MiB);
+        << "a 18.5M" << qint64(18.5 * MiB) << qint64(18.5 * MiB) << 20 * MiB << 1
+        << qint64(18.5 * MiB);
     QTest::newRow("32 MiB: segment of exactly 32 MiB")
         << "a 32M" << 32 * MiB << 32 * MiB << 32 * MiB << 1 << 32 * MiB;
     QTest::newRow("33 MiB: segment rounded to 34 MiB, 1 MiB not split")
@@ -67,7 +70,8 @@ class TestCachingAllocator : public QObject {
         << "a 512K;f 0;a 2M" << 2 * MiB << 2 * MiB << 22 * MiB << 2 << 2 * MiB;
     QTest::newRow("large pool reuse of a whole 32 MiB segment")
         << "a 32M;f 0;a 31M" << 32 * MiB << 31 * MiB << 32 * MiB << 1 << 32 * MiB;
-    QTest::newRow("peak survives frees") << "a 8M;a 8M;f 0;f 1" << 0LL << 0LL << 20 * MiB << 1 << 16 * MiB;
+    QTest::newRow("peak survives frees")
+        << "a 8M;a 8M;f 0;f 1" << 0LL << 0LL << 20 * MiB << 1 << 16 * MiB;
   }
 
   void counters() {

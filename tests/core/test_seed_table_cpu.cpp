@@ -16,7 +16,8 @@ class TestSeedTableCpu : public QObject {
     QTest::addColumn<QList<qint64>>("expected");  // cur, max per strategy, in MiB
     QTest::newRow("a does not require grad")
         << false << QList<qint64>{96, 2208, 96, 160, 96, 128, 96, 2144, 96, 97};
-    QTest::newRow("a requires grad") << true << QList<qint64>{2144, 2208, 96, 160, 2144, 2176, 2144, 2144, 96, 97};
+    QTest::newRow("a requires grad")
+        << true << QList<qint64>{2144, 2208, 96, 160, 2144, 2176, 2144, 2144, 96, 97};
   }
   void table() {
     QFETCH(bool, gradA);

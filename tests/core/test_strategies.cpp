@@ -16,7 +16,8 @@ constexpr qint64 MiB = 1 << 20;
 qint64 blk(qint64 bytes) {
   const qint64 rounded = std::max<qint64>(512, (bytes + 511) / 512 * 512);
   if (rounded <= MiB) return rounded;
-  const qint64 segment = rounded < 10 * MiB ? 20 * MiB : (rounded + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
+  const qint64 segment =
+      rounded < 10 * MiB ? 20 * MiB : (rounded + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
   return segment - rounded > MiB ? rounded : segment;
 }
 
@@ -45,7 +46,10 @@ Expect expected(const QString& s, const Workload& w, bool gradA) {
       peak = std::max(peak, live + X + G);  // index copy and gather coexist
       live += G + P;                        // the copy is freed, the result arrives
       peak = std::max(peak, live);
-      if (gradA) kept += G; else live -= G;  // bmm saved it as mat2, or it dies with the step
+      if (gradA)
+        kept += G;
+      else
+        live -= G;  // bmm saved it as mat2, or it dies with the step
     }
     peak = std::max(peak, live + O);  // cat
     e.peak = peak;
@@ -100,21 +104,24 @@ class TestStrategies : public QObject {
     const struct {
       const char* s;
       qint64 cur0, max0, cur1, max1;
-    } table[] = {{"strategy1", 96, 2208, 2144, 2208}, {"strategy2", 96, 160, 96, 160},
-                 {"strategy3", 96, 128, 2144, 2176},  {"direct", 96, 2144, 2144, 2144},
+    } table[] = {{"strategy1", 96, 2208, 2144, 2208},
+                 {"strategy2", 96, 160, 96, 160},
+                 {"strategy3", 96, 128, 2144, 2176},
+                 {"direct", 96, 2144, 2144, 2144},
                  {"fused", 96, 97, 96, 97}};
     for (const auto& row : table)
       for (const char* grad : {"none", "c", "a", "a,c"}) {
         const bool a = QString(grad).startsWith('a');
         QTest::addRow("%s requires_grad=%s", row.s, grad)
-            << QString(row.s) << QString(grad) << (a ? row.cur1 : row.cur0) << (a ? row.max1 : row.max0);
+            << QString(row.s) << QString(grad) << (a ? row.cur1 : row.cur0)
+            << (a ? row.max1 : row.max0);
       }
   }
   void seedTableOnMeta() {
     QFETCH(QString, strategy);
     QFETCH(QString, grad);
-    const StrategyRun r = runOne(Workload{}, strategy, grad.startsWith('a'), grad.endsWith('c'),
-                                 DeviceKind::Meta);
+    const StrategyRun r =
+        runOne(Workload{}, strategy, grad.startsWith('a'), grad.endsWith('c'), DeviceKind::Meta);
     QVERIFY2(r.ok, r.error.c_str());
     QTEST(qint64(toMiBFloor(r.current.allocatedBytes)), "curMiB");
     QTEST(qint64(toMiBFloor(r.peak.allocatedBytes)), "maxMiB");
@@ -133,8 +140,10 @@ class TestStrategies : public QObject {
         {"N777 I3 J7 K5 batch64 float16", shape(777, 50, 3, 7, 5, 64, DType::Float16)},
         {"N777 I3 J7 K5 batch64 bfloat16", shape(777, 50, 3, 7, 5, 64, DType::BFloat16)},
         {"N5 batch 7 > N", shape(5, 3, 1, 4, 4, 7, DType::Float32)},
-        {"N20000 J32 K32 batch1024 (4 MiB copies)", shape(20000, 500, 1, 32, 32, 1024, DType::Float32)},
-        {"N300000 I1 J8 K8 float16 (large c[q])", shape(300000, 100, 1, 8, 8, 4096, DType::Float16)},
+        {"N20000 J32 K32 batch1024 (4 MiB copies)",
+         shape(20000, 500, 1, 32, 32, 1024, DType::Float32)},
+        {"N300000 I1 J8 K8 float16 (large c[q])",
+         shape(300000, 100, 1, 8, 8, 4096, DType::Float16)},
     };
     for (const auto& sh : shapes)
       for (const QString& s : kStrategies)
@@ -143,7 +152,8 @@ class TestStrategies : public QObject {
           // the allocator's business (tested there), so the oracle checks it on small-pool shapes.
           const bool largeCopies = std::string(sh.name).find("4 MiB") != std::string::npos;
           if (s == "strategy3" && gradA && largeCopies) continue;
-          QTest::addRow("%s %s grad_a=%d", sh.name, qPrintable(s), int(gradA)) << sh.w << s << gradA;
+          QTest::addRow("%s %s grad_a=%d", sh.name, qPrintable(s), int(gradA))
+              << sh.w << s << gradA;
         }
   }
   void rulesAtOtherShapes() {
@@ -165,7 +175,8 @@ class TestStrategies : public QObject {
   void fusedStaysWithinOneMiBOfCurMem() {
     QFETCH(QString, grad);
     const Workload w;
-    const StrategyRun r = runOne(w, "fused", grad.startsWith('a'), grad.endsWith('c'), DeviceKind::Meta);
+    const StrategyRun r =
+        runOne(w, "fused", grad.startsWith('a'), grad.endsWith('c'), DeviceKind::Meta);
     QCOMPARE(qint64(r.current.allocatedBytes), qint64(w.aBytes() + w.cBytes() + w.outBytes()));
     QVERIFY(r.peak.allocatedBytes - r.current.allocatedBytes <= MiB);
   }
@@ -176,7 +187,8 @@ class TestStrategies : public QObject {
                                  [](const KeptAlive& k) { return k.label == "c[q]"; });
     QVERIFY(it != r.keptAlive.end());
     QCOMPARE(qint64(it->bytes), 2048 * MiB);
-    QVERIFY2(QString::fromStdString(it->why).contains("saved as mat2 of BmmBackward0 because a requires grad"),
+    QVERIFY2(QString::fromStdString(it->why).contains(
+                 "saved as mat2 of BmmBackward0 because a requires grad"),
              it->why.c_str());
     qint64 sum = 0;
     for (const KeptAlive& k : r.keptAlive) sum += k.bytes;
@@ -189,7 +201,7 @@ class TestStrategies : public QObject {
     QTest::addColumn<double>("tolerance");
     for (const QString& s : kStrategies) {
       QTest::addRow("%s float32", qPrintable(s)) << s << "float32" << 1e-5;
-      QTest::addRow("%s float16", qPrintable(s)) << s << "float16" << 2e-3;   // half output rounding
+      QTest::addRow("%s float16", qPrintable(s)) << s << "float16" << 2e-3;  // half output rounding
       QTest::addRow("%s bfloat16", qPrintable(s)) << s << "bfloat16" << 1e-2;  // 8-bit mantissa
     }
   }
@@ -206,8 +218,10 @@ class TestStrategies : public QObject {
     QCOMPARE(cpu.backward.maxMemBytes, meta.backward.maxMemBytes);
     QVERIFY2(cpu.maxRelErr < tolerance, qPrintable(QString::number(cpu.maxRelErr)));
     QCOMPARE(int(cpu.backward.status), int(BackwardOutcome::Status::Ran));
-    QVERIFY2(cpu.backward.maxRelErrDA < tolerance, qPrintable(QString::number(cpu.backward.maxRelErrDA)));
-    QVERIFY2(cpu.backward.maxRelErrDC < tolerance, qPrintable(QString::number(cpu.backward.maxRelErrDC)));
+    QVERIFY2(cpu.backward.maxRelErrDA < tolerance,
+             qPrintable(QString::number(cpu.backward.maxRelErrDA)));
+    QVERIFY2(cpu.backward.maxRelErrDC < tolerance,
+             qPrintable(QString::number(cpu.backward.maxRelErrDC)));
   }
 
   void backwardGradientsOnlyWhereRequired() {
@@ -238,8 +252,9 @@ class TestStrategies : public QObject {
       const bool needsCq = r.strategy == "strategy1" || r.strategy == "direct";
       QCOMPARE(r.ok, !needsCq);
       if (needsCq)
-        QVERIFY2(QString::fromStdString(r.error).contains("out of memory: tried to allocate 2.00 GiB"),
-                 r.error.c_str());
+        QVERIFY2(
+            QString::fromStdString(r.error).contains("out of memory: tried to allocate 2.00 GiB"),
+            r.error.c_str());
     }
     QVERIFY(report.anyFailed());
   }
@@ -255,7 +270,8 @@ class TestStrategies : public QObject {
     StrategyRunner runner(c, makeRandomInputs(c.workload, 0));
     const StrategyRun r = runner.run().runs.at(0);
     QCOMPARE(int(r.backward.status), int(BackwardOutcome::Status::Skipped));
-    QVERIFY2(QString::fromStdString(r.backward.message).contains("--force"), r.backward.message.c_str());
+    QVERIFY2(QString::fromStdString(r.backward.message).contains("--force"),
+             r.backward.message.c_str());
     // Per row, select's backward materialises a zero gradient of all of c (32 MiB) and mm's
     // backward makes the [J, K] gradient of mat2 (16 KiB).
     QCOMPARE(qint64(r.backward.estimateBytes), qint64(4096) * (32 * MiB + 64 * 64 * 4));
