@@ -50,6 +50,7 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
   const int64_t rows = x.size(1), cols = x.size(2);
   const int64_t block = rows * cols;
   dst.resize(static_cast<size_t>(count * block));
+  if (block == 0) return;
   Acc* d = dst.data();
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
     if (denseInner(x)) {  // the common case: one memcpy per matrix
@@ -73,6 +74,7 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
 template <typename T, typename Acc>
 void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector<Acc>& src) {
   const int64_t block = y.size(1) * y.size(2);
+  if (block == 0) return;
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
     auto* p = static_cast<Acc*>(y.dataPtr());
     for (int64_t i = 0; i < count; ++i)
@@ -90,13 +92,14 @@ void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector
 template <typename T, typename Acc>
 const Acc* matrixOf(const Tensor& c, int64_t m, std::vector<Acc>& scratch, int64_t& ld) {
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
+    const int64_t cols = std::max<int64_t>(1, c.size(2));
     if (c.size(2) <= 1 || c.stride(2) == 1) {
-      ld = std::max<int64_t>(c.size(2) <= 1 ? 1 : c.stride(1), c.size(2));
-      if (c.size(1) <= 1 || c.stride(1) >= c.size(2))
+      ld = c.size(1) <= 1 ? cols : c.stride(1);
+      if (c.size(1) <= 1 || c.stride(1) >= cols)
         return static_cast<const Acc*>(c.dataPtr()) + m * c.stride(0);
     }
   }
-  ld = c.size(2);
+  ld = std::max<int64_t>(1, c.size(2));
   pack<T, Acc>(c, &m, 1, scratch);
   return scratch.data();
 }

@@ -4,6 +4,7 @@
 #include "core/ops/strided_loop.h"
 
 #include <stdexcept>
+#include <vector>
 
 namespace matmulviz {
 
@@ -39,16 +40,18 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
                                   std::to_string(t.size(d)));
     }
   }
+  // Accumulate in double and round once, as PyTorch accumulates float16/bfloat16 in float32.
+  std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
   detail::dispatchFloating(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    void* po = out.dataPtr();
     const void* pt = t.dataPtr();
     detail::forEachRun(t.sizes(), outStrides, t.strides(),
                        [&](int64_t oo, int64_t ot, int64_t n, int64_t so, int64_t st) {
                          for (int64_t i = 0; i < n; ++i)
-                           T::store(po, oo + i * so,
-                                    T::load(po, oo + i * so) + T::load(pt, ot + i * st));
+                           acc[oo + i * so] += T::load(pt, ot + i * st);
                        });
+    for (size_t k = 0; k < acc.size(); ++k)
+      T::store(out.dataPtr(), static_cast<int64_t>(k), static_cast<typename T::Acc>(acc[k]));
   });
   return out;
 }

@@ -264,7 +264,10 @@ Tensor expand(const Tensor& t, Shape sizes) {
       if (sizes[i] < 0)
         throw std::invalid_argument(
             "expand: -1 is not allowed in a leading, non-existing dimension");
-      strides[i] = 0;
+      // inferExpandGeometry (ATen/ExpandUtils.cpp): a new size-1 dim gets the stride a
+      // contiguous tensor would have there; a broadcast one gets 0.
+      const bool inner = i + 1 < static_cast<int64_t>(sizes.size());
+      strides[i] = sizes[i] == 1 && t.dim() > 0 && inner ? sizes[i + 1] * strides[i + 1] : 0;
       continue;
     }
     const int64_t have = t.size(j);

@@ -5,6 +5,15 @@ namespace matmulviz {
 std::shared_ptr<Storage> Storage::onDevice(DevicePtr device, int64_t bytes,
                                            const std::string& label) {
   std::shared_ptr<Storage> s(new Storage());
+  if (bytes == 0) {
+    // The caching allocator hands out nothing for 0 bytes (NativeCachingAllocator::allocate):
+    // memory_allocated does not change. A non-null address keeps hasData() true on cpu.
+    static std::byte placeholder[1];
+    s->data_ = device->hasData() ? placeholder : nullptr;
+    s->device_ = std::move(device);
+    s->hostLabel_ = label;
+    return s;
+  }
   const auto a = device->allocator().allocate(bytes, label);
   s->device_ = std::move(device);
   s->allocationId_ = a.id;
@@ -23,19 +32,19 @@ std::shared_ptr<Storage> Storage::onHost(int64_t bytes) {
 }
 
 Storage::~Storage() {
-  if (device_) {
+  if (device_ && allocationId_ >= 0) {
     device_->unregisterStorage(allocationId_);
     device_->allocator().free(allocationId_);
   }
 }
 
 std::string Storage::label() const {
-  if (!device_) return hostLabel_;
+  if (!device_ || allocationId_ < 0) return hostLabel_;
   return device_->allocator().record(allocationId_).label;
 }
 
 void Storage::setLabel(const std::string& label) {
-  if (device_)
+  if (device_ && allocationId_ >= 0)
     device_->allocator().setLabel(allocationId_, label);
   else
     hostLabel_ = label;
