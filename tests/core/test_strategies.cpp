@@ -152,6 +152,9 @@ class TestStrategies : public QObject {
           // the allocator's business (tested there), so the oracle checks it on small-pool shapes.
           const bool largeCopies = std::string(sh.name).find("4 MiB") != std::string::npos;
           if (s == "strategy3" && gradA && largeCopies) continue;
+          // The seed shape's loop strategies are checked exactly by seedTableOnMeta.
+          const bool seed = std::string(sh.name) == "seed";
+          if (seed && (s == "strategy1" || s == "strategy2")) continue;
           QTest::addRow("%s %s grad_a=%d", sh.name, qPrintable(s), int(gradA))
               << sh.w << s << gradA;
         }
