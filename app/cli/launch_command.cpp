@@ -1,16 +1,283 @@
-// Placeholder until the simulated launcher lands (issue 3); replaced by the real command.
-#include "app/cli/commands.h"
-
+// matmulviz-cli launch: runs one kernel variant on the simulated launcher (one CUDA thread at a
+// time, with diagnostics and an optional trace) or, with --device cuda, on a GPU beside cuBLAS.
+// Exit codes: 0 success, 1 the run failed (e.g. no CUDA device), 2 bad input.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/output_files.h"
+#include "core/costmodel/cost_model.h"
+#include "core/memory/caching_allocator.h"
+#include "core/memory/host_backing.h"
+#include "core/sim/trace_io.h"
+#include "core/util/parse_size.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_probe.h"
+#include "kernels/launch_report.h"
+#include "kernels/registry.h"
 
 namespace matmulviz::cli {
+namespace {
+
+struct LaunchOptions {
+  std::string kernel = "naive";
+  std::string m = "5", k = "784", n = "10";  // the lesson's m1 [5, 784] @ m2 [784, 10]
+  std::string tpb = "16";
+  std::string batch = "8", table = "4";
+  std::string seed = "0";
+  std::string device = "cpu";
+  std::string repeats = "10";
+  std::string json, trace, traceCap = "256MiB", traceBlocks, maxDiagnostics = "32", model;
+};
+
+/// "0,5,7-9" -> {0, 5, 7, 8, 9}: linear block ids (x fastest). At most 1,000,000 ids.
+std::vector<std::uint64_t> parseBlockList(const std::string& text) {
+  std::vector<std::uint64_t> ids;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const std::size_t dash = item.find('-');
+    const std::int64_t lo = parsePositiveInt(item.substr(0, dash), "--trace-blocks", 0);
+    const std::int64_t hi = dash == std::string::npos
+                                ? lo
+                                : parsePositiveInt(item.substr(dash + 1), "--trace-blocks", lo);
+    if (ids.size() + static_cast<std::uint64_t>(hi - lo) >= 1000000) {
+      throw std::invalid_argument("--trace-blocks: at most 1000000 blocks can be selected");
+    }
+    for (std::int64_t b = lo; b <= hi; ++b) ids.push_back(static_cast<std::uint64_t>(b));
+  }
+  if (ids.empty()) throw std::invalid_argument("--trace-blocks: give block ids such as 0,5,7-9");
+  return ids;
+}
+
+/// Bytes the inputs, the output and the float64 reference of `p` take on the host.
+std::int64_t hostBytes(const kernels::MatmulProblem& p, bool gathered) {
+  const std::int64_t a = (gathered ? p.batch : 1) * p.M * p.K;
+  const std::int64_t b = (gathered ? p.table : 1) * p.K * p.N;
+  const std::int64_t out = kernels::outputElements(p, gathered);
+  return (a + b + out) * 4 + (a + b + out) * 8 + (gathered ? p.batch * 8 : 0);
+}
+
+int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProblem& p, int tpb,
+              std::uint64_t seed, int repeats, const std::string& jsonPath) {
+  const kernels::CudaStatus status = kernels::probeCuda();
+  if (!status.available) {
+    std::cerr << "matmulviz-cli launch: --device cuda: CUDA is not available: " << status.reason
+              << ". Use --device cpu for the simulated launcher.\n";
+    return 1;
+  }
+  const sim::LaunchConfig config = variant.config(p, tpb);
+  const kernels::MatmulInputs in = kernels::makeInputs(p, variant.gathered, seed);
+  const std::vector<double> ref = kernels::referenceMatmul(p, variant.gathered, in);
+  const kernels::cuda::CudaRun run = kernels::cuda::runKernel(variant.name, p, tpb, in, repeats);
+  const kernels::cuda::CublasMode mode = variant.gathered
+                                             ? kernels::cuda::CublasMode::GatherPointers
+                                             : kernels::cuda::CublasMode::Gemm;
+  const kernels::cuda::CudaRun blas = kernels::cuda::runCublas(p, mode, in, repeats);
+  const double err = kernels::maxRelErr(run.out.data(), ref);
+  const double blasErr = kernels::maxRelErr(blas.out.data(), ref);
+  const auto dim3 = [](const sim::Dim3& d) {
+    return nlohmann::ordered_json::array({d.x, d.y, d.z});
+  };
+  nlohmann::ordered_json sizes = {{"m", p.M}, {"k", p.K}, {"n", p.N}};
+  if (variant.gathered) {
+    sizes["batch"] = p.batch;
+    sizes["table"] = p.table;
+  }
+  const nlohmann::ordered_json j = {
+      {"kernel", std::string(variant.name)},
+      {"device", "cuda"},
+      {"device_name", run.device},
+      {"sizes", sizes},
+      {"tpb", tpb},
+      {"grid", dim3(config.gridDim)},
+      {"block", dim3(config.blockDim)},
+      {"shared_bytes", config.sharedBytes},
+      {"threads", config.threads()},
+      {"max_rel_err",
+       std::isfinite(err) ? nlohmann::ordered_json(err) : nlohmann::ordered_json(nullptr)},
+      {"time_s", run.medianMs / 1e3},
+      {"time_min_s", run.minMs / 1e3},
+      {"repeats", repeats},
+      {"cublas",
+       {{"mode", kernels::cuda::toString(mode)},
+        {"time_s", blas.medianMs / 1e3},
+        {"max_rel_err", std::isfinite(blasErr) ? nlohmann::ordered_json(blasErr)
+                                               : nlohmann::ordered_json(nullptr)}}},
+      {"diagnostics", nlohmann::ordered_json::array()}};
+  if (jsonPath == "-") {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "kernel " << variant.name << " on " << run.device << ": " << run.medianMs
+            << " ms (median of " << repeats << ", CUDA events), cuBLAS "
+            << kernels::cuda::toString(mode) << " " << blas.medianMs << " ms; max_rel_err " << err
+            << "\n";
+  if (!jsonPath.empty()) {
+    writeFileAtomically(jsonPath, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
+    std::cerr << "[matmulviz] wrote " << jsonPath << "\n";
+  }
+  return 0;
+}
+
+int runLaunch(const LaunchOptions& o) {
+  const kernels::KernelVariant* variant = nullptr;
+  kernels::MatmulProblem problem;
+  int tpb = 0;
+  std::uint64_t seed = 0;
+  int repeats = 1;
+  sim::LaunchOptions sim;
+  const costmodel::GpuProfile* gpu = nullptr;
+  try {
+    if (!o.model.empty()) {
+      gpu = costmodel::findGpuProfile(o.model);
+      if (gpu == nullptr) {
+        throw std::invalid_argument("--model: '" + o.model + "' is not a GPU profile; allowed: " +
+                                    costmodel::gpuProfileKeys());
+      }
+    }
+    variant = kernels::findKernel(o.kernel);
+    if (variant == nullptr || variant->reference) {
+      throw std::invalid_argument("--kernel: '" + o.kernel +
+                                  "' is not a kernel; allowed: " + kernels::kernelNames());
+    }
+    constexpr std::int64_t kIntMax = 2147483647;
+    problem.M = parsePositiveInt(o.m, "--m", 1, kIntMax);
+    problem.K = parsePositiveInt(o.k, "--k", 1, kIntMax);
+    problem.N = parsePositiveInt(o.n, "--n", 1, kIntMax);
+    if (variant->gathered) {
+      problem.batch = parsePositiveInt(o.batch, "--batch", 1, kIntMax);
+      problem.table = parsePositiveInt(o.table, "--table", 1, kIntMax);
+    }
+    const std::int64_t t = parsePositiveInt(o.tpb, "--tpb", 0, kIntMax);
+    if (t < 1 || t > 32) {
+      throw std::invalid_argument("--tpb: " + o.tpb +
+                                  " is out of range (allowed: 1 to 32, since a block of TPB x TPB "
+                                  "threads may hold at most 1024, CUDA's limit)");
+    }
+    tpb = static_cast<int>(t);
+    seed = static_cast<std::uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
+    repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 100000));
+    if (o.device != "cpu" && o.device != "cuda") {
+      throw std::invalid_argument("--device: '" + o.device +
+                                  "' is not a device; allowed: cpu | cuda");
+    }
+    try {
+      variant->config(problem, tpb);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(
+          "--m " + o.m + " --k " + o.k + " --n " + o.n + " --tpb " + o.tpb +
+          (variant->gathered ? " --batch " + o.batch + " --table " + o.table : "") + ": " +
+          e.what());
+    }
+    sim.kernel = o.kernel;
+    sim.maxDiagnostics = static_cast<std::size_t>(
+        parsePositiveInt(o.maxDiagnostics, "--max-diagnostics", 0, 100000));
+    sim.trace = !o.trace.empty();
+    sim.traceCapBytes = static_cast<std::size_t>(parseByteSize(o.traceCap, "--trace-cap"));
+    if (!o.traceBlocks.empty()) {
+      if (!sim.trace) throw std::invalid_argument("--trace-blocks: give --trace PATH as well");
+      sim.traceBlocks = parseBlockList(o.traceBlocks);
+      const std::uint64_t blocks = variant->config(problem, tpb).blocks();
+      for (const std::uint64_t b : sim.traceBlocks) {
+        if (b >= blocks) {
+          throw std::invalid_argument("--trace-blocks: block " + std::to_string(b) +
+                                      " is outside the grid of " + std::to_string(blocks) +
+                                      " blocks (linear ids 0.." + std::to_string(blocks - 1) +
+                                      ", x fastest)");
+        }
+      }
+    }
+    if (sim.trace && o.device == "cuda") {
+      throw std::invalid_argument("--trace: traces come from the simulator; use --device cpu");
+    }
+    checkOutputPath(o.json, "--json");
+    checkOutputPath(o.trace, "--trace");
+    if (o.trace == "-") throw std::invalid_argument("--trace: give a file path, not '-'");
+    const std::int64_t need = hostBytes(problem, variant->gathered);
+    const std::int64_t available = availableHostMemoryBytes();
+    if (static_cast<double>(need) + static_cast<double>(sim.trace ? sim.traceCapBytes : 0) >
+        0.85 * static_cast<double>(available)) {
+      throw std::invalid_argument(
+          "sizes too large for this machine: inputs, output and float64 "
+          "reference need " +
+          formatBytes(need) + (sim.trace ? " plus the trace cap" : "") + " but only " +
+          formatBytes(available) + " are available");
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli launch: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (o.device == "cuda") return runOnCuda(*variant, problem, tpb, seed, repeats, o.json);
+
+  const kernels::SimulatedRun run = kernels::runSimulated(*variant, problem, tpb, seed, sim);
+  const nlohmann::ordered_json j = kernels::launchJson(*variant, problem, tpb, run, gpu);
+  if (o.json == "-") {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    kernels::writeLaunchText(std::cout, *variant, problem, tpb, run);
+    if (gpu != nullptr) {
+      const costmodel::Prediction p =
+          costmodel::predict(kernels::launchCounts(run.report.stats), *gpu);
+      std::cout << "  model (" << gpu->name << ", not a measurement): " << p.totalS * 1e3
+                << " ms predicted, " << p.bound << "-bound (memory " << p.memoryS * 1e3
+                << " ms, compute " << p.computeS * 1e3 << " ms, launch " << p.launchS * 1e3
+                << " ms; every load counted, no caches)\n";
+    }
+    if (!o.json.empty()) {
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
+      std::cerr << "[matmulviz] wrote " << o.json << "\n";
+    }
+  }
+  if (sim.trace) {
+    writeFileAtomically(o.trace, [&](std::ostream& os) { sim::writeTraceJson(os, run.report); });
+    std::cerr << "[matmulviz] wrote " << o.trace << " (" << run.report.trace.events().size()
+              << " events, " << run.report.trace.dropped() << " dropped by the "
+              << run.report.trace.capBytes() << "-byte cap)\n";
+  }
+  return 0;
+}
+
+}  // namespace
 
 Action addLaunchCommand(CLI::App& app) {
-  app.add_subcommand("launch", "Run a CUDA-style kernel on the simulated launcher");
-  return [] {
-    std::cerr << "matmulviz-cli launch: not built yet\n";
-    return 1;
-  };
+  auto o = std::make_shared<LaunchOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "launch",
+      "Run a CUDA-style matmul kernel on the simulated launcher, one thread at a time (or on a "
+      "GPU with --device cuda)");
+  cmd->add_option("--kernel", o->kernel,
+                  "naive | coalesced | smem_tiled | gather_bmm (default naive)");
+  cmd->add_option("--m", o->m, "M: rows of A and C (default 5)");
+  cmd->add_option("--k", o->k, "K: columns of A, rows of B (default 784)");
+  cmd->add_option("--n", o->n, "N: columns of B and C (default 10)");
+  cmd->add_option("--tpb", o->tpb,
+                  "threads per block side, 1..32: blocks of TPB x TPB (default 16)");
+  cmd->add_option("--batch", o->batch,
+                  "gather_bmm: items, out[b] = a[b] @ c[q[b]] with a [batch, M, K] (default 8)");
+  cmd->add_option("--table", o->table, "gather_bmm: matrices in c [table, K, N] (default 4)");
+  cmd->add_option("--seed", o->seed, "seed of the random inputs (default 0)");
+  cmd->add_option("--device", o->device, "cpu (the simulated launcher) | cuda (a real GPU)");
+  cmd->add_option("--repeats", o->repeats, "--device cuda: timed launches (default 10)");
+  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout");
+  cmd->add_option("--trace", o->trace, "write what each thread read and wrote to PATH (JSON)");
+  cmd->add_option("--trace-cap", o->traceCap,
+                  "most memory the trace may take, e.g. 64MiB (default 256MiB); beyond it events "
+                  "are counted as dropped");
+  cmd->add_option("--trace-blocks", o->traceBlocks,
+                  "trace only these linear block ids (x fastest), e.g. 0,5,7-9 (default all)");
+  cmd->add_option("--model", o->model,
+                  "add the cost model's predicted time on a GPU profile: h100 | a100 | t4");
+  cmd->add_option("--max-diagnostics", o->maxDiagnostics,
+                  "diagnostics listed in full (default 32; the counts are always exact)");
+  return [o] { return runLaunch(*o); };
 }
 
 }  // namespace matmulviz::cli

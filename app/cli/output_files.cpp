@@ -18,6 +18,17 @@ void checkOutputPath(const std::string& path, const std::string& argName) {
                                 "' does not exist");
 }
 
+void checkOutputDirectory(const std::string& dir, const std::string& argName) {
+  if (dir.empty()) return;
+  const fs::path p(dir);
+  if (fs::exists(p) && !fs::is_directory(p))
+    throw std::invalid_argument(argName + ": '" + dir + "' exists and is not a directory");
+  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::exists(p) && !fs::is_directory(parent))
+    throw std::invalid_argument(argName + ": the directory '" + parent.string() +
+                                "' does not exist");
+}
+
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {
   const std::string tmp = path + ".tmp";
   try {

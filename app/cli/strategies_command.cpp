@@ -27,30 +27,48 @@ struct Options {
   bool backward = false, force = false;
 };
 
+/// Runs `parse`, prefixing the message of its std::invalid_argument with `arg` ("--dtype: ").
+template <typename F>
+auto forArgument(const char* arg, F&& parse) {
+  try {
+    return parse();
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    if (msg.rfind("--", 0) == 0) throw;
+    throw std::invalid_argument(std::string(arg) + ": " + msg);
+  }
+}
+
+/// Sizes up to 2^40: far beyond any machine, and a bound a person can read.
+constexpr int64_t kMaxSize = int64_t{1} << 40;
+
 /// Applies the preset, then every option the user gave explicitly. Throws invalid_argument.
 RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   RunConfig c = o.preset.empty() ? RunConfig{} : loadPreset(o.preset).config;
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   Workload& w = c.workload;
-  if (given("--n")) w.n = parsePositiveInt(o.n, "--n");
-  if (given("--m")) w.m = parsePositiveInt(o.m, "--m");
-  if (given("--i")) w.i = parsePositiveInt(o.i, "--i");
-  if (given("--j")) w.j = parsePositiveInt(o.j, "--j");
-  if (given("--k")) w.k = parsePositiveInt(o.k, "--k");
-  if (given("--batch")) w.batch = parsePositiveInt(o.batch, "--batch");
+  if (given("--n")) w.n = parsePositiveInt(o.n, "--n", 1, kMaxSize);
+  if (given("--m")) w.m = parsePositiveInt(o.m, "--m", 1, kMaxSize);
+  if (given("--i")) w.i = parsePositiveInt(o.i, "--i", 1, kMaxSize);
+  if (given("--j")) w.j = parsePositiveInt(o.j, "--j", 1, kMaxSize);
+  if (given("--k")) w.k = parsePositiveInt(o.k, "--k", 1, kMaxSize);
+  if (given("--batch")) w.batch = parsePositiveInt(o.batch, "--batch", 1, kMaxSize);
   if (given("--dtype")) {
-    w.dtype = parseDType(o.dtype);
+    w.dtype = forArgument("--dtype", [&] { return parseDType(o.dtype); });
     if (w.dtype == DType::Float64 || w.dtype == DType::Int64)
       throw std::invalid_argument("--dtype: '" + o.dtype +
                                   "' is not allowed (allowed: float32, float16, bfloat16)");
   }
-  w.validate();
+  forArgument("--n/--m/--i/--j/--k", [&] {
+    w.validate();
+    return 0;
+  });
   if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
   if (given("--strategies")) {
     c.strategies.clear();
     std::stringstream ss(o.strategies);
     for (std::string s; std::getline(ss, s, ',');) {
-      findStrategy(s);
+      forArgument("--strategies", [&] { return findStrategy(s).name; });
       c.strategies.push_back(s);
     }
     if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
@@ -58,9 +76,13 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   if (given("--repeats"))
     c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
   if (given("--seed")) c.seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
-  if (given("--device")) c.device = parseDeviceKind(o.device);
-  if (given("--device-memory"))
+  if (given("--device"))
+    c.device = forArgument("--device", [&] { return parseDeviceKind(o.device); });
+  if (given("--device-memory")) {
     c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
+    if (*c.deviceMemoryBytes <= 0)
+      throw std::invalid_argument("--device-memory: must be more than 0 bytes, e.g. 1GiB");
+  }
   if (given("--backward")) c.backward = o.backward;
   c.force = o.force;
   c.recordTimeline = !o.timeline.empty();
@@ -89,8 +111,13 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
 /// Host memory the inputs and float64 references take, before any strategy runs.
 int64_t hostInputBytes(const RunConfig& c) {
   const Workload& w = c.workload;
-  int64_t bytes = w.aBytes() + w.cBytes() + 8 * w.n;
-  if (c.device == DeviceKind::Meta) return 8 * w.n;
+  // The engine's own bookkeeping: a loop strategy keeps every row's result (its tensor, storage
+  // and allocator record, about 1 KiB) alive until cat.
+  int64_t bookkeeping = 0;
+  for (const auto& s : c.strategies)
+    if (s == "strategy1" || s == "strategy2") bookkeeping = 1024 * w.n;
+  int64_t bytes = w.aBytes() + w.cBytes() + 8 * w.n + bookkeeping;
+  if (c.device == DeviceKind::Meta) return 8 * w.n + bookkeeping;
   bytes += 8 * w.n * w.i * w.k;  // reference out
   if (c.backward) bytes += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
   return bytes;
@@ -124,13 +151,18 @@ int run(const Options& o, const CLI::App& cmd) {
       return 1;
     }
     checkOutputPath(o.json, "--json");
+    if (o.timeline == "-")
+      throw std::invalid_argument(
+          "--timeline: '-' is not allowed: give a file path (the trace is "
+          "large, and --json - already uses stdout)");
     checkOutputPath(o.timeline, "--timeline");
+    checkOutputDirectory(o.saveDir, "--save-dir");
     const int64_t hostBytes = hostInputBytes(config);
     const int64_t available = availableHostMemoryBytes();
     if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
       throw std::invalid_argument(
           "workload too large for this machine: its inputs and float64 "
-          "references need " +
+          "references (and the loop strategies' per-row bookkeeping) need " +
           formatBytes(hostBytes) + " but only " + formatBytes(available) +
           " are available; use --device meta "
           "or smaller sizes");
@@ -168,7 +200,14 @@ int run(const Options& o, const CLI::App& cmd) {
   }
   if (!o.timeline.empty())
     writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
-  if (!o.saveDir.empty()) saveOutputs(o.saveDir, report);
+  if (!o.saveDir.empty()) {
+    try {
+      saveOutputs(o.saveDir, report);
+    } catch (const std::exception& e) {  // filesystem_error, npy::NpyError
+      std::cerr << "matmulviz-cli strategies: --save-dir: " << e.what() << "\n";
+      return 1;
+    }
+  }
   for (const auto* path : {&o.json, &o.timeline})
     if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
   return report.anyFailed() ? 1 : 0;
@@ -182,35 +221,39 @@ Action addStrategiesCommand(CLI::App& app) {
       "strategies",
       "Run seeds/000_*'s gathered batched matmul (a [N,I,J], c [M,J,K], q [N] -> out [N,I,K]) "
       "with each strategy; report time, curMem/maxMem and what stays alive and why");
-  cmd->add_option("--n", o->n, "N: rows of a and of q (default 131072)");
-  cmd->add_option("--m", o->m, "M: matrices in c (default 2048)");
-  cmd->add_option("--i", o->i, "I: rows of each a[n] (default 1)");
-  cmd->add_option("--j", o->j, "J: the contracted dimension (default 64)");
-  cmd->add_option("--k", o->k, "K: columns of each c[m] (default 64)");
-  cmd->add_option("--batch", o->batch, "strategy3's batch (default 256)");
-  cmd->add_option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)");
-  cmd->add_option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default none)");
-  cmd->add_option("--strategies", o->strategies,
-                  "comma-separated: strategy1,strategy2,strategy3,direct,fused (default all)");
-  cmd->add_option("--repeats", o->repeats,
-                  "runs per strategy; the first is reported as cold (default 3)");
-  cmd->add_option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)");
-  cmd->add_option("--device", o->device, "cpu (real data, BLAS) | meta (memory only) | cuda");
-  cmd->add_option("--device-memory", o->deviceMemory,
-                  "capacity of the simulated device, e.g. 1GiB");
+  auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
+    cmd->add_option(name, into, help)->type_name(type);
+  };
+  option("--n", o->n, "N: rows of a and of q (default 131072)", "INT");
+  option("--m", o->m, "M: matrices in c (default 2048)", "INT");
+  option("--i", o->i, "I: rows of each a[n] (default 1)", "INT");
+  option("--j", o->j, "J: the contracted dimension (default 64)", "INT");
+  option("--k", o->k, "K: columns of each c[m] (default 64)", "INT");
+  option("--batch", o->batch, "strategy3's batch (default 256)", "INT");
+  option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)", "DTYPE");
+  option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default none)", "WHICH");
+  option("--strategies", o->strategies,
+         "comma-separated: strategy1,strategy2,strategy3,direct,fused (default all)", "LIST");
+  option("--repeats", o->repeats,
+         "runs per strategy; the first is reported as cold, median/min/max are over the others "
+         "(default 3)",
+         "INT");
+  option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)", "INT");
+  option("--device", o->device, "cpu (real data, BLAS) | meta (memory only) | cuda", "DEVICE");
+  option("--device-memory", o->deviceMemory, "capacity of the simulated device, e.g. 1GiB", "SIZE");
   cmd->add_flag("--backward", o->backward,
                 "also run backward with a random grad_output and check dA, dC");
   cmd->add_flag("--force", o->force,
                 "run a backward even when it is estimated to take over a minute");
-  cmd->add_option("--preset", o->preset,
-                  "a preset scenario: seed000, seed000-grad, small, huge-meta");
-  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout");
-  cmd->add_option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH");
-  cmd->add_option("--a", o->aPath, "a from a .npy file [N, I, J]");
-  cmd->add_option("--c", o->cPath, "c from a .npy file [M, J, K]");
-  cmd->add_option("--q", o->qPath, "q from a .npy file [N], int64");
-  cmd->add_option("--grad-output", o->gradOutputPath, "grad_output from a .npy file [N, I, K]");
-  cmd->add_option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy");
+  option("--preset", o->preset, "a preset scenario: seed000, seed000-grad, small, huge-meta",
+         "NAME");
+  option("--json", o->json, "write the report as JSON to PATH, or - for stdout", "PATH|-");
+  option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH", "PATH");
+  option("--a", o->aPath, "a from a .npy file [N, I, J]", "FILE.npy");
+  option("--c", o->cPath, "c from a .npy file [M, J, K]", "FILE.npy");
+  option("--q", o->qPath, "q from a .npy file [N], int64", "FILE.npy");
+  option("--grad-output", o->gradOutputPath, "grad_output from a .npy file [N, I, K]", "FILE.npy");
+  option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy", "DIR");
   return [o, cmd] { return run(*o, *cmd); };
 }
 

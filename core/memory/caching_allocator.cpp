@@ -119,10 +119,13 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
     releaseCachedSegments();
     if (!fits()) {
       record(MemoryEventKind::Oom, -1, requested);
-      throw OutOfMemoryError("out of memory: tried to allocate " + formatBytes(requested) + "; " +
-                             formatBytes(current_.allocatedBytes) + " allocated; " +
-                             formatBytes(current_.reservedBytes) + " reserved; capacity " +
-                             formatBytes(*options_.capacityBytes));
+      const bool wholeSegment = segmentSize > roundSize(requested);
+      throw OutOfMemoryError(
+          "out of memory: tried to allocate " + formatBytes(requested) +
+          (wholeSegment ? " (which needs a new segment of " + formatBytes(segmentSize) + ")" : "") +
+          "; " + formatBytes(current_.allocatedBytes) + " allocated; " +
+          formatBytes(current_.reservedBytes) + " reserved; capacity " +
+          formatBytes(*options_.capacityBytes));
     }
   }
   void* data = nullptr;

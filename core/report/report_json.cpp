@@ -62,8 +62,13 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
     run["requires_grad"] = r.requiresGrad;
     run["ok"] = r.ok;
     run["error"] = r.ok ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
-    run["time_s"] = {
-        {"cold", r.time.cold}, {"median", r.time.median}, {"min", r.time.min}, {"max", r.time.max}};
+    if (r.ok)  // median, min and max are over the warm runs (all runs when there is one)
+      run["time_s"] = {{"cold", r.time.cold},
+                       {"median", r.time.median},
+                       {"min", r.time.min},
+                       {"max", r.time.max}};
+    else
+      run["time_s"] = nullptr;
     run["cur_mem_bytes"] = r.current.allocatedBytes;
     run["max_mem_bytes"] = r.peak.allocatedBytes;
     run["cur_mem_mib"] = toMiBFloor(r.current.allocatedBytes);

@@ -142,13 +142,20 @@ bool StrategiesReport::anyFailed() const {
 }
 
 double hostBandwidthBytesPerSecond() {
+  // What a backward's zero-filled gradients cost: fill a buffer with zeros, then add another
+  // into it (3 passes over the bytes). 32 MiB buffers, touched before the timing.
   static const double bandwidth = [] {
-    const size_t bytes = size_t{64} << 20;
-    std::vector<char> src(bytes, 1), dst(bytes, 0);  // touched once here, outside the timing
-    const auto t0 = Clock::now();
-    for (int r = 0; r < 3; ++r) std::memcpy(dst.data(), src.data(), bytes);
-    const double s = secondsSince(t0);
-    return s > 0 ? 3.0 * 2.0 * static_cast<double>(bytes) / s : 1e10;  // read + write
+    const size_t n = size_t{8} << 20;  // floats: 32 MiB
+    std::vector<float> x(n, 1.0f), y(n, 0.0f);
+    double best = 0;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = Clock::now();
+      std::memset(y.data(), 0, n * sizeof(float));
+      for (size_t i = 0; i < n; ++i) y[i] += x[i];
+      const double s = secondsSince(t0);
+      if (s > 0) best = std::max(best, 3.0 * static_cast<double>(n * sizeof(float)) / s);
+    }
+    return best > 0 ? best : 1e10;
   }();
   return bandwidth;
 }
@@ -215,23 +222,47 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
     report.notes.push_back("strategy3: N % batch = " + std::to_string(w.n % w.batch) +
                            ": the last step multiplies the remaining rows (the seed's code drops "
                            "them)");
+  // Backward estimates first: the float64 reference gradients are only worth computing when
+  // some backward will run.
+  std::vector<BackwardOutcome> estimates(config_.strategies.size());
+  bool anyBackwardRuns = false;
+  if (config_.backward && hasData && (config_.requiresGradA || config_.requiresGradC)) {
+    for (size_t x = 0; x < config_.strategies.size(); ++x) {
+      if (progress) progress("estimating the backward of " + config_.strategies[x]);
+      estimates[x] = estimateBackward(findStrategy(config_.strategies[x]));
+      anyBackwardRuns = anyBackwardRuns || config_.force ||
+                        estimates[x].estimateSeconds <= config_.backwardLimitSeconds;
+    }
+  }
   if (hasData) {
     if (progress) progress("computing the float64 reference");
     reference_ = referenceOutput(inputs_);
-    if (config_.backward) referenceGradients(inputs_, gradOutput_, refDA_, refDC_);
+    if (anyBackwardRuns) referenceGradients(inputs_, gradOutput_, refDA_, refDC_);
     report.gradOutput = gradOutput_;
   }
-  for (const auto& name : config_.strategies) {
+  for (size_t x = 0; x < config_.strategies.size(); ++x) {
     if (cancel && cancel->load()) {
-      report.notes.push_back("cancelled before " + name);
+      report.notes.push_back("cancelled before " + config_.strategies[x]);
       break;
     }
-    report.runs.push_back(runOne(findStrategy(name), progress));
+    report.runs.push_back(runOne(findStrategy(config_.strategies[x]), estimates[x], progress));
   }
   return report;
 }
 
-StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const ProgressFn& progress) {
+BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) const {
+  BackwardOutcome b;
+  b.estimateBytes = dryRun(s).backwardBytes;
+  // Each byte a backward allocates is written (zeros or a result) and read back about twice
+  // (accumulation): ~3 passes over it at the measured rate, times 1.5 for what the probe
+  // misses (cache misses, the allocator, a busy machine).
+  b.estimateSeconds =
+      1.5 * 3.0 * static_cast<double>(b.estimateBytes) / hostBandwidthBytesPerSecond();
+  return b;
+}
+
+StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
+                                   const ProgressFn& progress) {
   const Workload& w = config_.workload;
   StrategyRun run;
   run.strategy = s.name;
@@ -239,15 +270,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const ProgressFn& prog
   if (config_.requiresGradC) run.requiresGrad.push_back("c");
   const bool hasData = config_.device == DeviceKind::Cpu;
 
-  DryRun estimate;
-  if (config_.backward && hasData && (config_.requiresGradA || config_.requiresGradC)) {
-    estimate = dryRun(s);
-    run.backward.estimateBytes = estimate.backwardBytes;
-    // Each byte a backward allocates is written (zeros or a result) and read back about twice
-    // (accumulation), so ~3 passes over it at the measured bandwidth.
-    run.backward.estimateSeconds =
-        3.0 * static_cast<double>(estimate.backwardBytes) / hostBandwidthBytesPerSecond();
-  }
+  run.backward.estimateBytes = estimate.estimateBytes;
+  run.backward.estimateSeconds = estimate.estimateSeconds;
 
   std::vector<double> times;
   for (int r = 0; r < config_.repeats; ++r) {

@@ -50,7 +50,10 @@ class StrategyRunner {
     int64_t backwardBytes = 0;
   };
   DryRun dryRun(const StrategyInfo& s) const;
-  StrategyRun runOne(const StrategyInfo& s, const ProgressFn& progress);
+  /// The backward's bytes (a meta dry run) and the time they would take here.
+  BackwardOutcome estimateBackward(const StrategyInfo& s) const;
+  StrategyRun runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
+                     const ProgressFn& progress);
 
   RunConfig config_;
   Inputs inputs_;

@@ -1,0 +1,154 @@
+#include "kernels/registry.h"
+
+#include <stdexcept>
+
+#include "kernels/01_naive.h"
+#include "kernels/02_coalesced.h"
+#include "kernels/03_smem_tiled.h"
+#include "kernels/04_gather_bmm.h"
+
+namespace matmulviz::kernels {
+namespace {
+
+int asInt(std::int64_t v) {
+  return static_cast<int>(v);
+}
+
+MatmulArgs matmulArgs(const MatmulProblem& p, const MatmulInputs& in, float* out) {
+  MatmulArgs args;
+  args.a = sim::view2d<const float>(in.a.data(), p.M, p.K, kArrayA, "A");
+  args.b = sim::view2d<const float>(in.b.data(), p.K, p.N, kArrayB, "B");
+  args.c = sim::view2d<float>(out, p.M, p.N, kArrayC, "C");
+  args.M = asInt(p.M);
+  args.K = asInt(p.K);
+  args.N = asInt(p.N);
+  return args;
+}
+
+std::vector<sim::ArrayInfo> matmulArrays(const MatmulProblem& p) {
+  return {{kArrayA, "A", false, {p.M, p.K}, 4},
+          {kArrayB, "B", false, {p.K, p.N}, 4},
+          {kArrayC, "C", false, {p.M, p.N}, 4}};
+}
+
+sim::LaunchConfig naiveShape(const MatmulProblem& p, int tpb) {
+  validate(p, false);
+  return naiveConfig(asInt(p.M), asInt(p.N), tpb);
+}
+sim::LaunchConfig coalescedShape(const MatmulProblem& p, int tpb) {
+  validate(p, false);
+  return coalescedConfig(asInt(p.M), asInt(p.N), tpb);
+}
+sim::LaunchConfig smemTiledShape(const MatmulProblem& p, int tpb) {
+  validate(p, false);
+  return smemTiledConfig(asInt(p.M), asInt(p.N), tpb);
+}
+sim::LaunchConfig gatherBmmShape(const MatmulProblem& p, int tpb) {
+  validate(p, true);
+  return gatherBmmConfig(asInt(p.batch), asInt(p.M), asInt(p.N), tpb);
+}
+
+sim::LaunchReport simulateNaive(const MatmulProblem& p, int tpb, const MatmulInputs& in, float* out,
+                                const sim::LaunchOptions& options) {
+  const MatmulArgs args = matmulArgs(p, in, out);
+  return sim::launch(naiveShape(p, tpb), matmulArrays(p), options,
+                     [&](auto& ctx) { naiveMatmul(ctx, args); });
+}
+
+sim::LaunchReport simulateCoalesced(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                    float* out, const sim::LaunchOptions& options) {
+  const MatmulArgs args = matmulArgs(p, in, out);
+  return sim::launch(coalescedShape(p, tpb), matmulArrays(p), options,
+                     [&](auto& ctx) { coalescedMatmul(ctx, args); });
+}
+
+sim::LaunchReport simulateSmemTiled(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                    float* out, const sim::LaunchOptions& options) {
+  const MatmulArgs args = matmulArgs(p, in, out);
+  std::vector<sim::ArrayInfo> arrays = matmulArrays(p);
+  arrays.push_back({kArrayAs, "As", true, {tpb, tpb}, 4});
+  arrays.push_back({kArrayBs, "Bs", true, {tpb, tpb}, 4});
+  return sim::launch(smemTiledShape(p, tpb), std::move(arrays), options, [&](auto& ctx) {
+    const SmemTiles tiles = SmemTiles::carve(ctx.sharedMemory(), tpb);
+    smemTiledMatmul(ctx, args, tiles);
+  });
+}
+
+sim::LaunchReport simulateGatherBmm(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                    float* out, const sim::LaunchOptions& options) {
+  GatherBmmArgs args;
+  args.a = sim::view3d<const float>(in.a.data(), p.batch, p.M, p.K, kArrayA, "a");
+  args.c = sim::view3d<const float>(in.b.data(), p.table, p.K, p.N, kArrayB, "c");
+  args.q = sim::view1d<const std::int64_t>(in.q.data(), p.batch, kArrayQ, "q");
+  args.out = sim::view3d<float>(out, p.batch, p.M, p.N, kArrayC, "out");
+  args.N = asInt(p.batch);
+  args.I = asInt(p.M);
+  args.J = asInt(p.K);
+  args.K = asInt(p.N);
+  args.M = asInt(p.table);
+  std::vector<sim::ArrayInfo> arrays = {{kArrayA, "a", false, {p.batch, p.M, p.K}, 4},
+                                        {kArrayB, "c", false, {p.table, p.K, p.N}, 4},
+                                        {kArrayC, "out", false, {p.batch, p.M, p.N}, 4},
+                                        {kArrayQ, "q", false, {p.batch}, 8}};
+  return sim::launch(gatherBmmShape(p, tpb), std::move(arrays), options,
+                     [&](auto& ctx) { gatherBmm(ctx, args); });
+}
+
+constexpr KernelVariant kVariants[] = {
+    {"blas", "kernels/matmul_problem.cpp",
+     "the reference: OpenBLAS sgemm on the host (cuBLAS on a GPU)", true, false, nullptr, nullptr},
+    {"naive", "kernels/01_naive.h",
+     "the lesson's kernel: thread (i, j) computes C[i, j], x over rows, 2K global loads per thread",
+     false, false, naiveShape, simulateNaive},
+    {"coalesced", "kernels/02_coalesced.h",
+     "x over columns: a warp's loads of B and stores of C are consecutive (coalesced)", false,
+     false, coalescedShape, simulateCoalesced},
+    {"smem_tiled", "kernels/03_smem_tiled.h",
+     "TPB x TPB tiles of A and B in shared memory between barriers: TPB-fold reuse of each load",
+     false, false, smemTiledShape, simulateSmemTiled},
+    {"gather_bmm", "kernels/04_gather_bmm.h",
+     "out[n] = a[n] @ c[q[n]] reading c through q in place: no [N, J, K] copy of c[q]", false, true,
+     gatherBmmShape, simulateGatherBmm},
+};
+
+}  // namespace
+
+std::span<const KernelVariant> kernelVariants() {
+  return kVariants;
+}
+
+const KernelVariant* findKernel(std::string_view name) {
+  for (const KernelVariant& v : kVariants) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string kernelNames(bool includeReference) {
+  std::string names;
+  for (const KernelVariant& v : kVariants) {
+    if (v.reference && !includeReference) continue;
+    if (!names.empty()) names += '|';
+    names += v.name;
+  }
+  return names;
+}
+
+SimulatedRun runSimulated(const KernelVariant& variant, const MatmulProblem& problem, int tpb,
+                          std::uint64_t seed, const sim::LaunchOptions& options) {
+  if (variant.simulate == nullptr) {
+    throw std::invalid_argument("kernel " + std::string(variant.name) +
+                                " is the BLAS reference and has no simulated launch");
+  }
+  variant.config(problem, tpb);  // validates sizes, TPB and the grid before allocating inputs
+  const MatmulInputs in = makeInputs(problem, variant.gathered, seed);
+  SimulatedRun run;
+  run.out.assign(static_cast<std::size_t>(outputElements(problem, variant.gathered)), 0.f);
+  sim::LaunchOptions opts = options;
+  opts.kernel = std::string(variant.name);
+  run.report = variant.simulate(problem, tpb, in, run.out.data(), opts);
+  run.maxRelErr = maxRelErr(run.out.data(), referenceMatmul(problem, variant.gathered, in));
+  return run;
+}
+
+}  // namespace matmulviz::kernels

@@ -1,0 +1,143 @@
+// Every kernel variant on the simulated launcher against BLAS (float64), at sizes that are not
+// multiples of the tile, with the launcher's exact counters.
+#include <QtTest>
+
+#include <cstdint>
+
+#include "kernels/registry.h"
+
+using namespace matmulviz;
+
+namespace {
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+class TestKernelVariants : public QObject {
+  Q_OBJECT
+ private slots:
+  void registry() {
+    QCOMPARE(QString::fromStdString(kernels::kernelNames()),
+             QString("naive|coalesced|smem_tiled|gather_bmm"));
+    const kernels::KernelVariant* blas = kernels::findKernel("blas");
+    QVERIFY(blas != nullptr);
+    QVERIFY(blas->reference);
+    QVERIFY(kernels::findKernel("tiled") == nullptr);
+    for (const kernels::KernelVariant& v : kernels::kernelVariants()) {
+      QVERIFY(!v.file.empty());
+      QVERIFY(!v.summary.empty());
+    }
+  }
+
+  void againstBlas_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<qlonglong>("M");
+    QTest::addColumn<qlonglong>("K");
+    QTest::addColumn<qlonglong>("N");
+    QTest::addColumn<int>("tpb");
+    QTest::addColumn<qlonglong>("batch");
+    QTest::addColumn<qlonglong>("table");
+    for (const char* k : {"naive", "coalesced", "smem_tiled"}) {
+      const QString name(k);
+      QTest::addRow("%s lesson 5x784x10 tpb16", k)
+          << name << 5ll << 784ll << 10ll << 16 << 1ll << 1ll;
+      QTest::addRow("%s 17x33x19 tpb8", k) << name << 17ll << 33ll << 19ll << 8 << 1ll << 1ll;
+      QTest::addRow("%s 31x47x29 tpb16", k) << name << 31ll << 47ll << 29ll << 16 << 1ll << 1ll;
+      QTest::addRow("%s 33x65x3 tpb32", k) << name << 33ll << 65ll << 3ll << 32 << 1ll << 1ll;
+      QTest::addRow("%s 1x1x1 tpb1", k) << name << 1ll << 1ll << 1ll << 1 << 1ll << 1ll;
+      QTest::addRow("%s 7x5x9 tpb3", k) << name << 7ll << 5ll << 9ll << 3 << 1ll << 1ll;
+    }
+    // gather_bmm: out[b] = a[b] @ c[q[b]]; a [batch, M, K], c [table, K, N]
+    QTest::addRow("gather_bmm seed-like I=1 9x1x64x64 table 5 tpb16")
+        << "gather_bmm" << 1ll << 64ll << 64ll << 16 << 9ll << 5ll;
+    QTest::addRow("gather_bmm 5x3x37x21 table 4 tpb8")
+        << "gather_bmm" << 3ll << 37ll << 21ll << 8 << 5ll << 4ll;
+    QTest::addRow("gather_bmm 2x7x5x9 table 1 tpb4")
+        << "gather_bmm" << 7ll << 5ll << 9ll << 4 << 2ll << 1ll;
+  }
+  void againstBlas() {
+    QFETCH(QString, kernel);
+    QFETCH(qlonglong, M);
+    QFETCH(qlonglong, K);
+    QFETCH(qlonglong, N);
+    QFETCH(int, tpb);
+    QFETCH(qlonglong, batch);
+    QFETCH(qlonglong, table);
+    const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
+    QVERIFY(v != nullptr);
+    const kernels::MatmulProblem p{M, K, N, batch, table};
+    const kernels::SimulatedRun run = kernels::runSimulated(*v, p, tpb, 42, sim::LaunchOptions{});
+    const sim::LaunchStats& s = run.report.stats;
+
+    QVERIFY2(run.maxRelErr < 1e-5, qPrintable(QString::number(run.maxRelErr)));
+    QCOMPARE(run.report.diagnosticCounts.total(), 0ull);
+    QVERIFY(run.report.diagnostics.empty());
+    QCOMPARE(s.threads, run.report.config.threads());
+
+    const std::int64_t items = v->gathered ? batch : 1;
+    QCOMPARE(s.globalStores, std::uint64_t(items * M * N));
+    QCOMPARE(s.globalStoreBytes, std::uint64_t(items * M * N * 4));
+    if (kernel == "naive" || kernel == "coalesced") {
+      QCOMPARE(s.activeThreads, std::uint64_t(M * N));
+      QCOMPARE(s.globalLoads, std::uint64_t(2 * M * N * K));
+      QCOMPARE(s.fmas, std::uint64_t(M * N * K));
+      QCOMPARE(s.barrierWaits, 0ull);
+      QCOMPARE(s.sharedLoads, 0ull);
+    } else if (kernel == "smem_tiled") {
+      // every thread of the grid walks all ceil(K/T) tiles, two barriers each, T FMAs per tile
+      const std::int64_t tiles = ceilDiv(K, tpb);
+      QCOMPARE(s.barrierWaits, std::uint64_t(s.threads * 2 * tiles));
+      QCOMPARE(s.fmas, std::uint64_t(s.threads * tiles * tpb));
+      QCOMPARE(s.sharedLoads, 2 * s.fmas);
+      QCOMPARE(s.sharedStores, std::uint64_t(s.threads * 2 * tiles));
+      // each element of A is staged by the ceil(N/T) column blocks, each of B by ceil(M/T)
+      QCOMPARE(s.globalLoads, std::uint64_t(M * K * ceilDiv(N, tpb) + K * N * ceilDiv(M, tpb)));
+      QCOMPARE(s.barriers, std::uint64_t(s.blocks * 2 * tiles));
+    } else {
+      QCOMPARE(s.activeThreads, std::uint64_t(batch * M * N));
+      QCOMPARE(s.globalLoads, std::uint64_t(batch * M * N * (2 * K + 1)));  // + q[n]
+      QCOMPARE(s.fmas, std::uint64_t(batch * M * N * K));
+      QCOMPARE(s.globalLoadBytes, std::uint64_t(batch * M * N * (2 * K * 4 + 8)));
+    }
+  }
+
+  void deterministic() {
+    const kernels::KernelVariant* v = kernels::findKernel("smem_tiled");
+    const kernels::MatmulProblem p{13, 21, 11, 1, 1};
+    const kernels::SimulatedRun a = kernels::runSimulated(*v, p, 4, 7, sim::LaunchOptions{});
+    const kernels::SimulatedRun b = kernels::runSimulated(*v, p, 4, 7, sim::LaunchOptions{});
+    QVERIFY(a.out == b.out);
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<qlonglong>("M");
+    QTest::addColumn<int>("tpb");
+    QTest::addColumn<qlonglong>("batch");
+    QTest::addColumn<QString>("mentions");
+    QTest::addRow("naive M=0") << "naive" << 0ll << 16 << 1ll << "M = 0";
+    QTest::addRow("smem_tiled tpb=0") << "smem_tiled" << 5ll << 0 << 1ll << "tpb = 0";
+    QTest::addRow("coalesced tpb=33") << "coalesced" << 5ll << 33 << 1ll << "tpb = 33";
+    QTest::addRow("gather_bmm batch=0") << "gather_bmm" << 5ll << 16 << 0ll << "batch = 0";
+  }
+  void badInput() {
+    QFETCH(QString, kernel);
+    QFETCH(qlonglong, M);
+    QFETCH(int, tpb);
+    QFETCH(qlonglong, batch);
+    QFETCH(QString, mentions);
+    const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
+    try {
+      kernels::runSimulated(*v, kernels::MatmulProblem{M, 7, 9, batch, 3}, tpb, 1, {});
+      QFAIL("no exception");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(QString(e.what()).contains(mentions), e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestKernelVariants)
+#include "test_kernel_variants.moc"

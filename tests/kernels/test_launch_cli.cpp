@@ -1,0 +1,96 @@
+// `matmulviz-cli launch` end to end: the JSON of DESIGN.md's command-line contract, the trace
+// file, and exit code 2 with a message naming the argument for bad input.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+
+Result runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(MATMULVIZ_CLI), QStringList{"launch"} + args);
+  Result r;
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+}  // namespace
+
+class TestLaunchCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void lessonJson() {
+    const Result r = runCli({"--kernel", "naive", "--m", "5", "--k", "784", "--n", "10", "--tpb",
+                             "16", "--json", "-", "--model", "h100"});
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    for (const char* key :
+         {"kernel", "grid", "block", "threads", "active_threads", "global_loads", "global_stores",
+          "max_rel_err", "time_s", "sim_threads_per_s", "diagnostics"}) {
+      QVERIFY2(j.contains(key), key);
+    }
+    QCOMPARE(j["grid"], nlohmann::json({1, 1, 1}));
+    QCOMPARE(j["block"], nlohmann::json({16, 16, 1}));
+    QCOMPARE(j["threads"].get<int>(), 256);
+    QCOMPARE(j["active_threads"].get<int>(), 50);
+    QCOMPARE(j["global_loads"].get<int>(), 2 * 5 * 10 * 784);
+    QCOMPARE(j["global_stores"].get<int>(), 50);
+    QVERIFY(j["max_rel_err"].get<double>() < 1e-5);
+    QVERIFY(j["diagnostics"].empty());
+    QCOMPARE(j["model"]["launches"].get<int>(), 1);
+    QVERIFY(j["model"]["predicted_s"].get<double>() > 0);
+  }
+
+  void traceFile() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("trace.json");
+    const Result r = runCli({"--kernel", "smem_tiled", "--m", "7", "--k", "9", "--n", "5", "--tpb",
+                             "4", "--trace", path, "--trace-cap", "1KiB", "--json", "-"});
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json report = nlohmann::json::parse(r.out.toStdString());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const nlohmann::json trace = nlohmann::json::parse(f.readAll().toStdString());
+    QCOMPARE(trace["events"].size(), std::size_t(1024 / 20));
+    QVERIFY(trace["events_dropped"].get<int>() > 0);
+    QCOMPARE(report["trace"]["events_dropped"], trace["events_dropped"]);
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    QTest::addRow("tpb 0") << QStringList{"--tpb", "0"} << "--tpb";
+    QTest::addRow("tpb 33") << QStringList{"--tpb", "33"} << "1024";
+    QTest::addRow("m 0") << QStringList{"--m", "0"} << "--m";
+    QTest::addRow("k not a number") << QStringList{"--k", "many"} << "--k";
+    QTest::addRow("unknown kernel") << QStringList{"--kernel", "tiled"} << "--kernel";
+    QTest::addRow("grid beyond CUDA")
+        << QStringList{"--kernel", "coalesced", "--m", "70000", "--tpb", "1"}
+        << "gridDim.y = 70000";
+    QTest::addRow("trace block outside grid")
+        << QStringList{"--trace", "/tmp/never.json", "--trace-blocks", "3"} << "--trace-blocks";
+    QTest::addRow("bad trace cap")
+        << QStringList{"--trace", "/tmp/never.json", "--trace-cap", "12x"} << "--trace-cap";
+    QTest::addRow("unknown model") << QStringList{"--model", "v100"} << "--model";
+    QTest::addRow("unknown device") << QStringList{"--device", "tpu"} << "--device";
+  }
+  void badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const Result r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(mentions), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLaunchCli)
+#include "test_launch_cli.moc"
