@@ -2,6 +2,7 @@
 // writes the report (DESIGN.md, command-line contract).
 #include "app/cli/commands.h"
 #include "app/cli/output_files.h"
+#include "core/costmodel/cost_model.h"
 #include "core/io/npy.h"
 #include "core/memory/host_backing.h"
 #include "core/ops/ops.h"
@@ -12,6 +13,7 @@
 #include "core/util/parse_size.h"
 #include "kernels/cuda/cuda_probe.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -23,7 +25,7 @@ namespace {
 struct Options {
   std::string n, m, i, j, k, batch, repeats, seed, dtype = "float32", requiresGrad = "none";
   std::string strategies, device = "cpu", deviceMemory, preset, json, timeline, saveDir;
-  std::string aPath, cPath, qPath, gradOutputPath;
+  std::string aPath, cPath, qPath, gradOutputPath, model;
   bool backward = false, force = false;
 };
 
@@ -123,6 +125,44 @@ int64_t hostInputBytes(const RunConfig& c) {
   return bytes;
 }
 
+costmodel::StrategyWorkload modelWorkload(const Workload& w) {
+  return {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)};
+}
+
+/// Adds the cost model's prediction to each run of the JSON report.
+void addPredictions(nlohmann::ordered_json& j, const StrategiesReport& report,
+                    const costmodel::GpuProfile& gpu) {
+  for (size_t x = 0; x < report.runs.size(); ++x) {
+    const auto counts =
+        costmodel::strategyCounts(report.runs[x].strategy, modelWorkload(report.workload));
+    const auto p = costmodel::predict(counts, gpu);
+    j["runs"][x]["predicted"] = {
+        {"model", std::string(gpu.name)}, {"time_s", p.totalS},
+        {"bound", std::string(p.bound)},  {"launches", counts.launches},
+        {"bytes_read", counts.bytesRead}, {"bytes_written", counts.bytesWritten},
+        {"flops", counts.flops}};
+  }
+}
+
+/// The prediction as the text report's last section, labelled as a model.
+void writePredictions(std::ostream& os, const StrategiesReport& report,
+                      const costmodel::GpuProfile& gpu) {
+  os << "\npredicted forward time on " << gpu.name
+     << " (a roofline model, not a measurement: max(bytes / bandwidth, flops / peak) + launches "
+        "x latency):\n";
+  for (const StrategyRun& r : report.runs) {
+    const auto counts = costmodel::strategyCounts(r.strategy, modelWorkload(report.workload));
+    const auto p = costmodel::predict(counts, gpu);
+    char line[256];
+    const std::string bound = std::string(p.bound) + "-bound";
+    std::snprintf(line, sizeof line, "  %-10s %10.3f ms  %-13s %8llu launches %10.1f MiB moved\n",
+                  r.strategy.c_str(), p.totalS * 1e3, bound.c_str(),
+                  static_cast<unsigned long long>(counts.launches),
+                  static_cast<double>(counts.bytesRead + counts.bytesWritten) / (1 << 20));
+    os << line;
+  }
+}
+
 void saveOutputs(const std::string& dir, const StrategiesReport& report) {
   for (const StrategyRun& r : report.runs) {
     const std::filesystem::path d = std::filesystem::path(dir) / r.strategy;
@@ -157,6 +197,9 @@ int run(const Options& o, const CLI::App& cmd) {
           "large, and --json - already uses stdout)");
     checkOutputPath(o.timeline, "--timeline");
     checkOutputDirectory(o.saveDir, "--save-dir");
+    if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
+      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
+                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
     const int64_t hostBytes = hostInputBytes(config);
     const int64_t available = availableHostMemoryBytes();
     if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
@@ -191,12 +234,16 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
   }
+  const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
+  auto json = toJson(report);
+  if (gpu) addPredictions(json, report, *gpu);
   if (o.json == "-") {
-    std::cout << toJson(report).dump(2) << "\n";
+    std::cout << json.dump(2) << "\n";
   } else {
     writeTextReport(std::cout, report);
+    if (gpu) writePredictions(std::cout, report, *gpu);
     if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << toJson(report).dump(2) << "\n"; });
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
   }
   if (!o.timeline.empty())
     writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
@@ -253,6 +300,9 @@ Action addStrategiesCommand(CLI::App& app) {
   option("--c", o->cPath, "c from a .npy file [M, J, K]", "FILE.npy");
   option("--q", o->qPath, "q from a .npy file [N], int64", "FILE.npy");
   option("--grad-output", o->gradOutputPath, "grad_output from a .npy file [N, I, K]", "FILE.npy");
+  option("--model", o->model,
+         "add the cost model's predicted GPU time (a model, not a measurement): h100 | a100 | t4",
+         "GPU");
   option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy", "DIR");
   return [o, cmd] { return run(*o, *cmd); };
 }

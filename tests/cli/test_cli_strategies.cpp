@@ -158,6 +158,7 @@ class TestCliStrategies : public QObject {
   void numpyRoundTrip();
   void slowBackwardIsSkipped();
   void devices();
+  void costModelPrediction();
 };
 
 void TestCliStrategies::initTestCase() {
@@ -222,6 +223,7 @@ void TestCliStrategies::badInput_data() {
   row("--seed -1", {"--seed", "-1"}, "--seed", {"0 to"});
   row("--preset nope", {"--preset", "nope"}, "--preset", {"nope", "small", "seed000"});
   row("unknown option", {"--bogus", "1"}, "--bogus", {});
+  row("--model x100", {"--model", "x100"}, "--model", {"x100", "h100", "a100", "t4"});
   row("--q index >= M", {"--q", "@IN@/q_out_of_range.npy"}, "--q", {"q[17] = 13", "[0, 13)"});
   row("--q float32", {"--q", "@IN@/q_float32.npy"}, "--q", {"float32", "int64"});
   row("--a wrong shape", {"--a", "@IN@/a_wrong_shape.npy"}, "--a", {"[97, 2, 5]", "[97, 2, 6]"});
@@ -699,6 +701,28 @@ void TestCliStrategies::devices() {
     QVERIFY2(words[1] == QStringLiteral("yes") || words[1] == QStringLiteral("no"),
              qPrintable(*line));
   }
+}
+
+/// --model adds the cost model's prediction, labelled as a model: the per-row strategies are
+/// launch-bound (one launch per row), direct and fused are not.
+void TestCliStrategies::costModelPrediction() {
+  const CliResult r = runCli({"strategies", "--device", "meta", "--repeats", "1", "--n", "4096",
+                              "--m", "64", "--model", "h100", "--json", "-"});
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == 0, qPrintable(r.describe()));
+  QString error;
+  const QJsonObject report = parseObject(r.out, &error);
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+  for (const char* s : {"strategy1", "strategy2", "strategy3", "direct", "fused"}) {
+    const QJsonObject p = findRun(report, s).value("predicted").toObject();
+    QVERIFY2(p.value("model").toString().contains("(model)"), s);
+    QVERIFY2(p.value("time_s").toDouble() > 0, s);
+  }
+  const QJsonObject s1 = findRun(report, "strategy1").value("predicted").toObject();
+  QVERIFY(s1.value("launches").toDouble() >= 4096);
+  QCOMPARE(s1.value("bound").toString(), QStringLiteral("launch"));
+  const QJsonObject fused = findRun(report, "fused").value("predicted").toObject();
+  QVERIFY(fused.value("launches").toDouble() <= 3);
+  QVERIFY(fused.value("time_s").toDouble() < s1.value("time_s").toDouble());
 }
 
 QTEST_GUILESS_MAIN(TestCliStrategies)
