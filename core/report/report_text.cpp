@@ -18,6 +18,11 @@ std::string seconds(double s) {
   return s >= 1 ? fmt("%.2f s", s) : fmt("%.1f ms", s * 1e3);
 }
 
+/// MiB as the seed prints them, or the exact size below 1 MiB ("256.00 KiB").
+std::string sizeText(int64_t bytes) {
+  return bytes >= (1 << 20) ? std::to_string(toMiBFloor(bytes)) + " MiB" : formatBytes(bytes);
+}
+
 std::string relErr(double e) {
   return std::isnan(e) ? "-" : fmt("%.1e", e);
 }
@@ -97,7 +102,7 @@ void writeTextReport(std::ostream& os, const StrategiesReport& report) {
     bool told = false;
     for (const KeptAlive& k : r.keptAlive) {
       if (!worthTelling(k)) continue;
-      os << "  " << r.strategy << ": " << k.label << ", " << toMiBFloor(k.bytes) << " MiB";
+      os << "  " << r.strategy << ": " << k.label << ", " << sizeText(k.bytes);
       if (k.count > 1) os << " in " << k.count << " blocks";
       os << ", " << k.why << "\n";
       told = true;
