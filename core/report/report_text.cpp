@@ -98,17 +98,16 @@ void writeTextReport(std::ostream& os, const StrategiesReport& report) {
   os << "\ncurMem: memory_allocated() after `out = strategy(...)` with out held; maxMem: its peak "
         "since a and c were made.\n";
   os << "\nwhat stays alive after the statement besides a, c and out, and why:\n";
-  for (const StrategyRun& r : report.runs) {
-    bool told = false;
+  bool toldAny = false;
+  for (const StrategyRun& r : report.runs)
     for (const KeptAlive& k : r.keptAlive) {
       if (!worthTelling(k)) continue;
       os << "  " << r.strategy << ": " << k.label << ", " << sizeText(k.bytes);
       if (k.count > 1) os << " in " << k.count << " blocks";
       os << ", " << k.why << "\n";
-      told = true;
+      toldAny = true;
     }
-    if (!told && r.ok) os << "  " << r.strategy << ": nothing\n";
-  }
+  if (!toldAny) os << "  nothing: every strategy leaves only a, c and out\n";
   writeBackward(os, report);
 }
 
