@@ -23,13 +23,15 @@ const char* memoryEventKindName(MemoryEventKind k) {
 }
 
 std::string formatBytes(int64_t bytes) {
+  // format_size of c10/cuda/CUDACachingAllocator.cpp: each unit up to and including its limit,
+  // so 1024 bytes is "1024 bytes" and 1 GiB "1024.00 MiB".
   char buf[64];
   const double b = static_cast<double>(bytes);
-  if (bytes < 1024) {
+  if (bytes <= 1024) {
     std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(bytes));
-  } else if (bytes < (int64_t{1} << 20)) {
+  } else if (bytes <= (int64_t{1} << 20)) {
     std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
-  } else if (bytes < (int64_t{1} << 30)) {
+  } else if (bytes <= (int64_t{1} << 30)) {
     std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024.0));
   } else {
     std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));

@@ -35,13 +35,14 @@ namespace matmulviz {
 
 /// Thrown when an allocation cannot be satisfied within the capacity (or the host refuses).
 /// The message follows PyTorch's: "out of memory: tried to allocate 2.00 GiB; 64.00 MiB
-/// allocated; 66.00 MiB reserved; capacity 1.00 GiB".
+/// allocated; 66.00 MiB reserved; capacity 1024.00 MiB" (sizes as c10's format_size prints them).
 class OutOfMemoryError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-/// Formats bytes as PyTorch's format_size does: "512 bytes", "1.50 KiB", "20.00 MiB", "2.00 GiB".
+/// Formats bytes as PyTorch's format_size does: "512 bytes", "1.50 KiB", "20.00 MiB", "2.00 GiB";
+/// a unit is used up to and including its limit ("1024.00 KiB" for 1 MiB).
 std::string formatBytes(int64_t bytes);
 
 class CachingAllocator {

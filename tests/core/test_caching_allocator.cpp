@@ -194,6 +194,10 @@ class TestCachingAllocator : public QObject {
     QTest::newRow("KiB") << 1536LL << "1.50 KiB";
     QTest::newRow("MiB") << 20 * MiB << "20.00 MiB";
     QTest::newRow("GiB") << 2048 * MiB << "2.00 GiB";
+    // Each unit up to and including its limit, as c10's format_size.
+    QTest::newRow("1024 bytes") << 1024LL << "1024 bytes";
+    QTest::newRow("1 MiB in KiB") << MiB << "1024.00 KiB";
+    QTest::newRow("1 GiB in MiB") << 1024 * MiB << "1024.00 MiB";
   }
   void formatBytesLikePyTorch() {
     QFETCH(qint64, bytes);
