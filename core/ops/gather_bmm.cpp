@@ -62,6 +62,13 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
     }
   }
   const void* p = x.dataPtr();
+  if (denseInner(x)) {  // converting (float16/bfloat16): one tight loop per matrix
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t base = ns[i] * x.stride(0);
+      for (int64_t e = 0; e < block; ++e) *d++ = static_cast<Acc>(T::load(p, base + e));
+    }
+    return;
+  }
   for (int64_t i = 0; i < count; ++i) {
     const int64_t base = ns[i] * x.stride(0);
     for (int64_t r = 0; r < rows; ++r)

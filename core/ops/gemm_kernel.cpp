@@ -28,9 +28,18 @@ void toFloat(const Tensor& t, int64_t batch, std::vector<float>& dst) {
   dst.resize(static_cast<size_t>(r * c));
   const void* p = t.dataPtr();
   const int64_t base = batch * t.stride(0);
+  float* d = dst.data();
+  if (c == 1 || t.stride(2) == 1) {  // dense rows: one tight loop per row
+    const auto* src = static_cast<const typename T::Stored*>(p);
+    for (int64_t i = 0; i < r; ++i) {
+      const auto* row = src + base + i * t.stride(1);
+      for (int64_t j = 0; j < c; ++j) d[i * c + j] = T::load(row, j);
+    }
+    return;
+  }
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < c; ++j)
-      dst[i * c + j] = T::load(p, base + i * t.stride(1) + j * t.stride(2));
+      d[i * c + j] = T::load(p, base + i * t.stride(1) + j * t.stride(2));
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ bool isFloating(DType t) {
   return t != DType::Int64;
 }
 
-float halfToFloat(uint16_t h) {
+float halfToFloatSlow(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
@@ -74,6 +74,17 @@ float halfToFloat(uint16_t h) {
   std::memcpy(&f, &bits, 4);
   return f;
 }
+
+namespace detail {
+namespace {
+const float* buildHalfTable() {
+  static float table[65536];
+  for (uint32_t h = 0; h < 65536; ++h) table[h] = halfToFloatSlow(static_cast<uint16_t>(h));
+  return table;
+}
+}  // namespace
+const float* const kHalfToFloat = buildHalfTable();
+}  // namespace detail
 
 uint16_t floatToHalf(float f) {
   uint32_t bits;

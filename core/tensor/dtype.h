@@ -20,8 +20,17 @@ std::string_view dtypeName(DType t);
 DType parseDType(std::string_view name);
 bool isFloating(DType t);
 
-/// IEEE 754 binary16 <-> binary32, round to nearest even (as torch.half does).
-float halfToFloat(uint16_t h);
+/// IEEE 754 binary16 -> binary32, exact: every half value is a float (computed bit by bit).
+float halfToFloatSlow(uint16_t h);
+namespace detail {
+/// halfToFloatSlow of every bit pattern (256 KiB), filled at start-up.
+extern const float* const kHalfToFloat;
+}  // namespace detail
+/// IEEE 754 binary16 -> binary32 by table look-up (exact).
+inline float halfToFloat(uint16_t h) {
+  return detail::kHalfToFloat[h];
+}
+/// binary32 -> binary16, round to nearest even (as torch.half does).
 uint16_t floatToHalf(float f);
 /// bfloat16 <-> binary32, round to nearest even; NaN stays NaN.
 inline float bfloat16ToFloat(uint16_t b) {
