@@ -174,7 +174,8 @@ StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutpu
                                 " but got " + gradOutput_.shapeString());
 }
 
-StrategyRunner::DryRun StrategyRunner::dryRun(const StrategyInfo& s) const {
+const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
+  if (auto it = dryRuns_.find(s.name); it != dryRuns_.end()) return it->second;
   const Workload& w = config_.workload;
   auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
   Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a");
@@ -190,7 +191,7 @@ StrategyRunner::DryRun StrategyRunner::dryRun(const StrategyInfo& s) const {
     result.backwardBytes = device->allocator().cumulativeAllocatedBytes() - before;
   }
   result.peakReservedBytes = device->allocator().peak().reservedBytes;
-  return result;
+  return dryRuns_[s.name] = result;
 }
 
 void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
@@ -198,7 +199,7 @@ void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
   const int64_t available = availableHostMemoryBytes();
   for (const auto& name : config_.strategies) {
     if (progress) progress("checking the memory " + name + " needs (meta dry run)");
-    const DryRun d = dryRun(findStrategy(name));
+    const DryRun& d = dryRun(findStrategy(name));
     if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
       throw std::invalid_argument(
           "workload too large for this machine: " + name + " needs " +
@@ -250,7 +251,7 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   return report;
 }
 
-BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) const {
+BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) {
   BackwardOutcome b;
   b.estimateBytes = dryRun(s).backwardBytes;
   // Each byte a backward allocates is written (zeros or a result) and read back about twice

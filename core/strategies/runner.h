@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace matmulviz {
@@ -49,9 +50,11 @@ class StrategyRunner {
     int64_t peakReservedBytes = 0;
     int64_t backwardBytes = 0;
   };
-  DryRun dryRun(const StrategyInfo& s) const;
+  /// The strategy (and, with backward, its backward) on a meta device: peak reserved bytes and
+  /// the bytes the backward allocates. Computed once per strategy and kept.
+  const DryRun& dryRun(const StrategyInfo& s);
   /// The backward's bytes (a meta dry run) and the time they would take here.
-  BackwardOutcome estimateBackward(const StrategyInfo& s) const;
+  BackwardOutcome estimateBackward(const StrategyInfo& s);
   StrategyRun runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
                      const ProgressFn& progress);
 
@@ -59,6 +62,7 @@ class StrategyRunner {
   Inputs inputs_;
   Tensor gradOutput_;
   Tensor reference_, refDA_, refDC_;
+  std::map<std::string, DryRun> dryRuns_;
   double bandwidthBytesPerSecond_ = 0;
 };
 
