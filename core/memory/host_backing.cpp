@@ -67,14 +67,6 @@ void HostBacking::release(void* ptr, std::size_t bytes) noexcept {
   free_.emplace(offset, size);
 }
 
-void HostBacking::trim() noexcept {
-  std::lock_guard lock(mutex_);
-  for (const auto& [offset, size] : free_) {
-    const int64_t end = std::min(offset + size, highWater_);
-    if (end > offset) madvise(base_ + offset, static_cast<size_t>(end - offset), MADV_DONTNEED);
-  }
-}
-
 int64_t HostBacking::highWaterBytes() const {
   std::lock_guard lock(mutex_);
   return highWater_;

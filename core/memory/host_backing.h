@@ -31,8 +31,6 @@ class HostBacking final : public SegmentBacking {
   void release(void* ptr, std::size_t bytes) noexcept override;
   bool hasData() const override { return true; }
 
-  /// Returns the pages of every free range to the OS (they will be fresh again).
-  void trim() noexcept;
   /// Bytes of the reservation ever handed out at least once (the high-water mark): an upper
   /// bound of the pages touched, and so of what the cold runs paid for.
   int64_t highWaterBytes() const;

@@ -62,6 +62,14 @@ void writeRun(std::ostream& os, bool& first, const StrategyRun& run, int pid,
                 {"dur", t.spans[e - 1].endUs - t.spans[s].beginUs}});
     s = e;
   }
+  if (t.statementEndUs > 0)
+    writeEvent(os, first,
+               {{"ph", "i"},
+                {"pid", pid},
+                {"tid", 0},
+                {"s", "p"},
+                {"ts", t.statementEndUs},
+                {"name", "end of `out = " + run.strategy + "(...)`: curMem and maxMem read here"}});
   std::unordered_map<int64_t, double> freedAt;
   for (const MemoryEvent& ev : t.events)
     if (ev.kind == MemoryEventKind::Free) freedAt[ev.allocationId] = ev.timeUs;

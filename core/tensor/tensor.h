@@ -86,7 +86,6 @@ class Tensor {
   std::string shapeString() const;
 
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
-  bool sameImpl(const Tensor& o) const { return impl_ == o.impl_; }
 
  private:
   std::shared_ptr<TensorImpl> impl_;
