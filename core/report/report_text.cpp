@@ -43,17 +43,16 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
   os << "\nbackward (grad_output random normal, or --grad-output):\n";
   char line[512];
   std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", "strategy", "time",
-                "maxMem MiB", "curMem MiB", "err dA", "err dC");
+                "maxMem", "curMem", "err dA", "err dC");
   os << line;
   for (const StrategyRun& r : report.runs) {
     const BackwardOutcome& b = r.backward;
     using S = BackwardOutcome::Status;
     if (b.status == S::Ran) {
-      std::snprintf(line, sizeof line, "  %-10s %10s %12lld %12lld %12s %12s\n", r.strategy.c_str(),
-                    seconds(b.timeSeconds).c_str(),
-                    static_cast<long long>(toMiBFloor(b.maxMemBytes)),
-                    static_cast<long long>(toMiBFloor(b.curMemBytes)),
-                    relErr(b.maxRelErrDA).c_str(), relErr(b.maxRelErrDC).c_str());
+      std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", r.strategy.c_str(),
+                    seconds(b.timeSeconds).c_str(), sizeText(b.maxMemBytes).c_str(),
+                    sizeText(b.curMemBytes).c_str(), relErr(b.maxRelErrDA).c_str(),
+                    relErr(b.maxRelErrDC).c_str());
       os << line;
     } else if (b.status != S::NotRequested) {
       os << "  " << r.strategy << ": " << (b.status == S::Skipped ? "skipped: " : "failed: ")
