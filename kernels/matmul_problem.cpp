@@ -1,6 +1,6 @@
 #include "kernels/matmul_problem.h"
 
-#include <cblas.h>
+#include "core/util/blas.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,10 +81,8 @@ std::vector<double> referenceMatmul(const MatmulProblem& p, bool gathered, const
       throw std::invalid_argument("q[" + std::to_string(n) + "] = " + std::to_string(m) +
                                   " is outside 0.." + std::to_string(p.table - 1));
     }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(p.M),
-                static_cast<blasint>(p.N), static_cast<blasint>(p.K), 1.0, a.data() + n * p.M * p.K,
-                static_cast<blasint>(p.K), b.data() + m * p.K * p.N, static_cast<blasint>(p.N), 0.0,
-                out.data() + n * p.M * p.N, static_cast<blasint>(p.N));
+    blas::gemm(false, false, p.M, p.N, p.K, 1.0, a.data() + n * p.M * p.K, p.K,
+               b.data() + m * p.K * p.N, p.N, 0.0, out.data() + n * p.M * p.N, p.N);
   }
   return out;
 }
@@ -93,10 +91,8 @@ void blasMatmul(const MatmulProblem& p, bool gathered, const MatmulInputs& in, f
   const std::int64_t items = gathered ? p.batch : 1;
   for (std::int64_t n = 0; n < items; ++n) {
     const std::int64_t m = gathered ? in.q[static_cast<std::size_t>(n)] : 0;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(p.M),
-                static_cast<blasint>(p.N), static_cast<blasint>(p.K), 1.f,
-                in.a.data() + n * p.M * p.K, static_cast<blasint>(p.K), in.b.data() + m * p.K * p.N,
-                static_cast<blasint>(p.N), 0.f, out + n * p.M * p.N, static_cast<blasint>(p.N));
+    blas::gemm(false, false, p.M, p.N, p.K, 1.0f, in.a.data() + n * p.M * p.K, p.K,
+               in.b.data() + m * p.K * p.N, p.N, 0.0f, out + n * p.M * p.N, p.N);
   }
 }
 

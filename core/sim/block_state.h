@@ -111,6 +111,8 @@ class DiagnosticCollector {
 
  private:
   bool keep() const { return diagnostics_.size() < maxDetailed_; }
+  /// A diagnostic of `kind` for this kernel, block and thread; the caller adds the rest.
+  Diagnostic start(DiagnosticKind kind, const Dim3& block, const Dim3& thread) const;
 
   std::string kernel_;
   std::size_t maxDetailed_;

@@ -45,15 +45,21 @@ std::string bracketed(const std::int64_t* index, int rank) {
 
 }  // namespace
 
+Diagnostic DiagnosticCollector::start(DiagnosticKind kind, const Dim3& block,
+                                      const Dim3& thread) const {
+  Diagnostic d;
+  d.kind = kind;
+  d.kernel = kernel_;
+  d.block = block;
+  d.thread = thread;
+  return d;
+}
+
 void DiagnosticCollector::outOfBounds(const Dim3& block, const Dim3& thread,
                                       const PendingFault& fault) {
   counts_.outOfBounds += fault.count;
   if (!keep()) return;
-  Diagnostic d;
-  d.kind = DiagnosticKind::OutOfBounds;
-  d.kernel = kernel_;
-  d.block = block;
-  d.thread = thread;
+  Diagnostic d = start(DiagnosticKind::OutOfBounds, block, thread);
   d.array = fault.array;
   d.index.assign(fault.index, fault.index + fault.rank);
   const std::string where = std::string(fault.array) + bracketed(fault.index, fault.rank);
@@ -77,11 +83,7 @@ void DiagnosticCollector::race(const Dim3& block, const Dim3& thread, const Dim3
                                const PendingRace& race) {
   counts_.sharedRaces += race.count;
   if (!keep()) return;
-  Diagnostic d;
-  d.kind = DiagnosticKind::SharedRace;
-  d.kernel = kernel_;
-  d.block = block;
-  d.thread = thread;
+  Diagnostic d = start(DiagnosticKind::SharedRace, block, thread);
   d.array = race.array;
   d.index = {race.row, race.col};
   std::string other = "several threads";
@@ -114,11 +116,7 @@ void DiagnosticCollector::divergence(const Dim3& block, const Dim3& waitingThrea
                                      const std::string& message) {
   ++counts_.barrierDivergence;
   if (!keep()) return;
-  Diagnostic d;
-  d.kind = DiagnosticKind::BarrierDivergence;
-  d.kernel = kernel_;
-  d.block = block;
-  d.thread = waitingThread;
+  Diagnostic d = start(DiagnosticKind::BarrierDivergence, block, waitingThread);
   d.message = "kernel " + kernel_ + ", block " + toString(block) + ": " + message;
   diagnostics_.push_back(std::move(d));
 }
