@@ -15,5 +15,11 @@ using Action = std::function<int()>;
 Action addStrategiesCommand(CLI::App& app);
 Action addDevicesCommand(CLI::App& app);
 Action addLaunchCommand(CLI::App& app);
+Action addMultiheadCommand(CLI::App& app);  // multihead_command.cpp
+Action addEinsumCommand(CLI::App& app);     // einsum_command.cpp
+Action addLadderCommand(CLI::App& app);     // ladder_command.cpp
+/// export_command.cpp; built only with the GUI libraries (MATMULVIZ_HAVE_EXPORT), since it
+/// renders the charts with the same code as the desktop app.
+Action addExportCommand(CLI::App& app);
 
 }  // namespace matmulviz::cli

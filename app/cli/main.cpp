@@ -3,6 +3,9 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -11,9 +14,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "matmulviz 0.1.0");
   using namespace matmulviz::cli;
-  const Action strategies = addStrategiesCommand(app);
-  const Action launch = addLaunchCommand(app);
-  const Action devices = addDevicesCommand(app);
+  const std::vector<std::pair<std::string, Action>> commands = {
+      {"strategies", addStrategiesCommand(app)},
+      {"launch", addLaunchCommand(app)},
+      {"devices", addDevicesCommand(app)},
+      {"multihead", addMultiheadCommand(app)},
+      {"einsum", addEinsumCommand(app)},
+      {"ladder", addLadderCommand(app)},
+#ifdef MATMULVIZ_HAVE_EXPORT
+      {"export", addExportCommand(app)},
+#endif
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -22,9 +33,9 @@ int main(int argc, char** argv) {
   }
   try {
     for (const CLI::App* sub : app.get_subcommands()) {
-      if (sub->get_name() == "strategies") return strategies();
-      if (sub->get_name() == "launch") return launch();
-      if (sub->get_name() == "devices") return devices();
+      for (const auto& [name, action] : commands) {
+        if (sub->get_name() == name) return action();
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "matmulviz-cli: error: " << e.what() << "\n";
