@@ -1,13 +1,251 @@
-// matmulviz-cli einsum: placeholder until its issue lands (being written now).
+// matmulviz-cli einsum: torch.einsum on the engine (seeds/001_*), on a fresh simulated device:
+// the output's shape, the time, curMem/maxMem and every allocation the contraction made.
 #include "app/cli/commands.h"
+#include "app/cli/output_files.h"
+#include "core/autograd/grad_mode.h"
+#include "core/io/npy.h"
+#include "core/memory/host_backing.h"
+#include "core/ops/einsum.h"
+#include "core/ops/ops.h"
+#include "core/util/parse_size.h"
 
-#include <stdexcept>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <sstream>
 
 namespace matmulviz::cli {
 
+namespace {
+
+struct Options {
+  std::string equation, shapes, dtype = "float32", seed = "0", json, inputs, saveDir;
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  for (std::string p; std::getline(ss, p, sep);) parts.push_back(p);
+  if (!text.empty() && text.back() == sep) parts.emplace_back();
+  return parts;
+}
+
+/// "2x3,3x4" -> {{2, 3}, {3, 4}}; "-" or "scalar" is a 0-d operand.
+std::vector<Shape> parseShapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  for (const std::string& part : split(text, ',')) {
+    Shape s;
+    if (part != "scalar")
+      for (const std::string& n : split(part, 'x'))
+        s.push_back(parsePositiveInt(n, "--shapes", 0, int64_t{1} << 31));
+    shapes.push_back(s);
+  }
+  if (shapes.empty())
+    throw std::invalid_argument("--shapes: give one shape per operand, e.g. 2x3,3x4");
+  int64_t total = 0;
+  for (const Shape& s : shapes) total += numelOf(s);
+  if (total > (int64_t{1} << 31))
+    throw std::invalid_argument("--shapes: the operands would hold more than 2^31 elements");
+  return shapes;
+}
+
+Tensor randomOperand(const Shape& sizes, DType dtype, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Tensor t = empty(sizes, dtype, nullptr, "operand");
+  for (int64_t x = 0, n = t.numel(); x < n; ++x)
+    storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
+  return t;
+}
+
+/// Host operands: from --inputs (checked against --shapes when given) or random.
+std::vector<Tensor> loadOperands(const Options& o, DType dtype) {
+  std::vector<Tensor> ops;
+  const std::vector<Shape> shapes = o.shapes.empty() ? std::vector<Shape>{} : parseShapes(o.shapes);
+  if (o.inputs.empty()) {
+    if (shapes.empty()) throw std::invalid_argument("--shapes: required unless --inputs is given");
+    const uint64_t seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
+    for (size_t i = 0; i < shapes.size(); ++i)
+      ops.push_back(randomOperand(shapes[i], dtype, seed + i));
+    return ops;
+  }
+  const auto paths = split(o.inputs, ',');
+  if (!shapes.empty() && shapes.size() != paths.size())
+    throw std::invalid_argument("--inputs: " + std::to_string(paths.size()) +
+                                " files but --shapes gives " + std::to_string(shapes.size()) +
+                                " shapes");
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Shape want = shapes.empty() ? Shape{} : shapes[i];
+    Tensor t = npy::readChecked(paths[i], "--inputs",
+                                {DType::Float32, DType::Float16, DType::Float64}, want);
+    if (!shapes.empty() && t.sizes() != want)  // a 0-d expectation accepts any shape
+      throw std::invalid_argument("--inputs: '" + paths[i] + "' has shape " + t.shapeString() +
+                                  " but --shapes gives " + shapeToString(want));
+    ops.push_back(t.dtype() == dtype ? t : toDType(t, dtype));
+  }
+  return ops;
+}
+
+double maxRelErr(const Tensor& got, const Tensor& ref) {
+  const auto g = got.toDoubles(), r = ref.toDoubles();
+  double maxDiff = 0, maxRef = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    maxDiff = std::max(maxDiff, std::abs(g[i] - r[i]));
+    maxRef = std::max(maxRef, std::abs(r[i]));
+  }
+  return maxRef > 0 ? maxDiff / maxRef : maxDiff;
+}
+
+struct EinsumRun {
+  Tensor out;  // host
+  double timeS = 0, maxRelErr = 0;
+  MemoryCounters inputs, current, peak;
+  nlohmann::ordered_json allocations = nlohmann::ordered_json::array();
+};
+
+EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& hostOps) {
+  static HostBacking backing;
+  auto device = std::make_shared<DeviceContext>(DeviceKind::Cpu, backing,
+                                                CachingAllocator::Options{std::nullopt, true});
+  NoGradGuard noGrad;
+  std::vector<Tensor> ops;
+  for (size_t i = 0; i < hostOps.size(); ++i)
+    ops.push_back(toDevice(hostOps[i], device, "operand " + std::to_string(i)));
+  EinsumRun r;
+  r.inputs = device->allocator().current();
+  const auto t0 = std::chrono::steady_clock::now();
+  Tensor out = einsum(equation, ops);
+  r.timeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.setLabel("einsum output");
+  r.current = device->allocator().current();
+  r.peak = device->allocator().peak();
+  const auto& alloc = device->allocator();
+  std::vector<AllocationRecord> recs;
+  for (const auto& [id, rec] : alloc.records()) recs.push_back(rec);
+  std::sort(recs.begin(), recs.end(), [](auto& x, auto& y) { return x.id < y.id; });
+  for (const auto& rec : recs)
+    r.allocations.push_back({{"id", rec.id},
+                             {"label", rec.label},
+                             {"op", alloc.opNames().at(static_cast<size_t>(rec.opId))},
+                             {"requested_bytes", rec.requestedBytes},
+                             {"block_bytes", rec.blockBytes},
+                             {"alive_after", rec.alive}});
+  r.out = toDevice(out, nullptr, "out");
+  std::vector<Tensor> ref;
+  for (const Tensor& t : hostOps) ref.push_back(toDType(t, DType::Float64));
+  r.maxRelErr = maxRelErr(r.out, einsum(equation, ref));
+  return r;
+}
+
+nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
+                              const std::vector<Tensor>& ops, const EinsumRun& r) {
+  nlohmann::ordered_json j;
+  j["equation"] = equation;
+  j["dtype"] = std::string(dtypeName(dtype));
+  auto shapes = nlohmann::ordered_json::array();
+  for (const Tensor& t : ops) shapes.push_back(t.sizes());
+  j["operand_shapes"] = shapes;
+  j["output_shape"] = r.out.sizes();
+  j["time_s"] = r.timeS;
+  j["max_rel_err"] = r.maxRelErr;
+  j["memory"] = {{"inputs_bytes", r.inputs.allocatedBytes},
+                 {"cur_mem_bytes", r.current.allocatedBytes},
+                 {"max_mem_bytes", r.peak.allocatedBytes}};
+  j["allocations"] = r.allocations;
+  return j;
+}
+
+void writeText(std::ostream& os, const std::string& equation, DType dtype, const EinsumRun& r) {
+  os << "einsum('" << equation << "') -> " << r.out.shapeString() << " " << dtypeName(dtype) << ", "
+     << r.timeS * 1e3 << " ms, max_rel_err vs float64 " << r.maxRelErr << "\n"
+     << "  curMem " << r.current.allocatedBytes << " B, maxMem " << r.peak.allocatedBytes
+     << " B (operands " << r.inputs.allocatedBytes << " B)\n";
+  for (const auto& a : r.allocations)
+    os << "  alloc " << a["label"].get<std::string>() << " by " << a["op"].get<std::string>()
+       << ": " << a["block_bytes"] << " B" << (a["alive_after"].get<bool>() ? " (alive)" : "")
+       << "\n";
+}
+
+int run(const Options& o) {
+  DType dtype{};
+  std::vector<Tensor> ops;
+  try {
+    dtype = parseDType(o.dtype);
+    if (dtype != DType::Float32 && dtype != DType::Float16 && dtype != DType::BFloat16)
+      throw std::invalid_argument("'" + o.dtype +
+                                  "' is not allowed (allowed: float32, float16, bfloat16)");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli einsum: --dtype: " << e.what() << "\n";
+    return 2;
+  }
+  EinsumRun r;
+  try {
+    checkOutputPath(o.json, "--json");
+    checkOutputDirectory(o.saveDir, "--save-dir");
+    ops = loadOperands(o, dtype);
+    r = runEinsum(o.equation, ops);
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    std::cerr << "matmulviz-cli einsum: " << (msg.rfind("--", 0) == 0 ? "" : "EQUATION: ") << msg
+              << "\n";
+    return 2;
+  } catch (const npy::NpyError& e) {
+    std::cerr << "matmulviz-cli einsum: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "matmulviz-cli einsum: the run failed: " << e.what() << "\n";
+    return 1;
+  }
+  const nlohmann::ordered_json j = toJson(o.equation, dtype, ops, r);
+  if (o.json == "-") {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    writeText(std::cout, o.equation, dtype, r);
+    if (!o.json.empty())
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
+  }
+  if (!o.saveDir.empty()) {
+    try {
+      std::filesystem::create_directories(o.saveDir);
+      const std::filesystem::path d(o.saveDir);
+      for (size_t i = 0; i < ops.size(); ++i)
+        npy::write((d / ("operand" + std::to_string(i) + ".npy")).string(), ops[i]);
+      npy::write((d / "out.npy").string(), r.out);
+    } catch (const std::exception& e) {
+      std::cerr << "matmulviz-cli einsum: --save-dir: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 Action addEinsumCommand(CLI::App& app) {
-  app.add_subcommand("einsum", "not available yet");
-  return []() -> int { throw std::runtime_error("einsum: not available yet"); };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "einsum",
+      "torch.einsum on the engine (seeds/001_*): contracted pairwise through bmm as PyTorch does; "
+      "reports the output shape, time, curMem/maxMem and every allocation");
+  cmd->add_option("EQUATION", o->equation,
+                  "e.g. 'ik,kj->ij', 'bsnd,nde->bsne', 'ii->i', '...ij,jk'")
+      ->required();
+  cmd->add_option("--shapes", o->shapes, "operand shapes, e.g. 2x3,3x4 ('scalar' for 0-d)")
+      ->type_name("SHAPES");
+  cmd->add_option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)")
+      ->type_name("DTYPE");
+  cmd->add_option("--seed", o->seed, "seed of the random operands (default 0)")->type_name("INT");
+  cmd->add_option("--inputs", o->inputs, "operands from .npy files, comma-separated")
+      ->type_name("A.npy,B.npy");
+  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout")
+      ->type_name("PATH|-");
+  cmd->add_option("--save-dir", o->saveDir, "write DIR/operand<i>.npy and DIR/out.npy")
+      ->type_name("DIR");
+  return [o] { return run(*o); };
 }
 
 }  // namespace matmulviz::cli

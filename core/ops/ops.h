@@ -88,3 +88,21 @@ Tensor unsafeView(const Tensor& t, Shape sizes);
 /// The last two dims swapped (Tensor.mT).
 Tensor mT(const Tensor& t);
 }  // namespace matmulviz
+
+namespace matmulviz {
+// ---- added for einsum (seeds/001_*, issue 5): core/ops/mul.cpp, sum_dims.cpp, diagonal.cpp ----
+/// a * b with broadcasting (at::mul; shapes as at::infer_size). float dtypes, same dtype and
+/// device. MulBackward0 saves b iff a requires grad and a iff b does
+/// (tools/autograd/derivatives.yaml). Throws std::invalid_argument for shapes that do not
+/// broadcast (PyTorch's message) or differing dtypes.
+Tensor mul(const Tensor& a, const Tensor& b);
+/// t.sum(dims, keepdim): sums over `dims` (negative allowed, each once); a new tensor, also when
+/// every summed dim has size 1. Accumulates in float64, rounds once (float16/bfloat16 as
+/// PyTorch, which accumulates in float32). Backward (SumBackward1) expands the gradient.
+/// Throws std::out_of_range for a bad dim, std::invalid_argument for a repeated one.
+Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim);
+/// t.diagonal(0, dim1, dim2): a view that drops dim1 and dim2 and appends their diagonal
+/// (size min of the two, stride the sum of theirs). DiagonalBackward0 writes the gradient
+/// into zeros of t's shape. Throws std::out_of_range / std::invalid_argument (dim1 == dim2).
+Tensor diagonal(const Tensor& t, int64_t dim1, int64_t dim2);
+}  // namespace matmulviz

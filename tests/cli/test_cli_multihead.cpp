@@ -1,0 +1,208 @@
+// matmulviz-cli multihead and einsum, end to end: the built executable runs through QProcess
+// as a user runs it; exit codes, messages naming the argument, the JSON report and the .npy
+// round trip (outputs saved, fed back as inputs, same results).
+#include "core/io/npy.h"
+#include "core/tensor/tensor.h"
+
+#include <QtTest/QtTest>
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace matmulviz;
+
+namespace {
+
+// Under the sanitizers each process costs ~0.3 s of CPU: rows that only exercise argument
+// parsing (the same code as the release build runs, no memory work) are left to that build.
+#ifdef MATMULVIZ_SANITIZED_BUILD
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
+struct CliResult {
+  int exitCode = -1;
+  bool ok = false;  ///< finished normally
+  QByteArray out, err;
+};
+
+CliResult runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(MATMULVIZ_CLI_PATH), args);
+  CliResult r;
+  r.ok = p.waitForFinished(120'000) && p.exitStatus() == QProcess::NormalExit;
+  r.exitCode = p.exitCode();
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QJsonObject parse(const QByteArray& bytes) {
+  return QJsonDocument::fromJson(bytes).object();
+}
+
+/// A .npy file holding `sizes` of `dtype` with deterministic values in [0, 1).
+QString writeNpy(const QTemporaryDir& dir, const QString& name, const Shape& sizes, DType dtype) {
+  Tensor t = empty(sizes, dtype, nullptr, "x");
+  for (int64_t i = 0; i < t.numel(); ++i)
+    storeFromDouble(t.dataPtr(), dtype, i, static_cast<double>((i * 37) % 101) / 101.0);
+  const QString path = dir.filePath(name);
+  npy::write(path.toStdString(), t);
+  return path;
+}
+
+}  // namespace
+
+class TestCliMultihead : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+
+ private slots:
+  void doneWhenCommand() {
+    const CliResult r =
+        runCli({"multihead",  "--b",     "2",   "--s",        "8",
+                "--h",        "16",      "--e", "4",          "--heads",
+                "4",          "--top-p", "0.1", "--top-k",    "3",
+                "--backward", "--json",  "-",   "--timeline", dir_.filePath("trace.json")});
+    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    QFile trace(dir_.filePath("trace.json"));
+    QVERIFY(trace.open(QIODevice::ReadOnly));
+    QVERIFY(!QJsonDocument::fromJson(trace.readAll()).isNull());
+    const QJsonObject j = parse(r.out);
+    const int t = j["t"].toInt(-1);
+    QVERIFY(t >= 0 && t <= 6);  // at most top_k = 3 per sequence
+    const QJsonArray shape = j["O3_shape"].toArray();
+    QCOMPARE(shape.size(), 3);
+    QCOMPARE(shape[0].toInt(), t);
+    QCOMPARE(shape[1].toInt(), 4);
+    QCOMPARE(shape[2].toInt(), 4);
+    const QJsonObject norms = j["norms"].toObject();
+    for (const char* k : {"O3", "dA1", "dW1"}) QVERIFY2(norms[k].isDouble(), k);
+    QCOMPARE(j["mask"].toArray().size(), 2);
+    QVERIFY(j["memory"].toObject()["max_mem_bytes"].toDouble() > 0);
+    QVERIFY(!j["allocations"].toArray().isEmpty());
+    if (t > 0) QVERIFY(j["memory"].toObject()["saved_for_backward_bytes"].toDouble() > 0);
+  }
+
+  void withoutBackwardNothingSaved() {
+    const CliResult r = runCli({"multihead", "--top-p", "0.2", "--json", "-"});
+    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    const QJsonObject j = parse(r.out);
+    QVERIFY(j["saved_for_backward"].toArray().isEmpty());
+    QVERIFY(j["norms"].toObject()["dA1"].isNull());
+  }
+
+  // One row per kind of bad input the issue names; the finer cases (top_p < 0, top_k 0, sizes
+  // of 0, einsum's other messages) are covered in-process by test_multihead and test_einsum,
+  // so this suite starts few processes (each costs ~0.3 s of CPU under the sanitizers).
+  void badInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("argName");
+    QTest::newRow("h % heads") << QStringList{"--h", "10", "--heads", "4"} << "--heads";
+    QTest::newRow("top_p > 1") << QStringList{"--top-p", "1.01"} << "--top-p";
+    if (!kSanitizedBuild)
+      QTest::newRow("top_k > s") << QStringList{"--s", "5", "--top-k", "6"} << "--top-k";
+    if (!kSanitizedBuild) QTest::newRow("dtype") << QStringList{"--dtype", "int64"} << "--dtype";
+    QTest::newRow("A1 shape") << QStringList{"--A1", "A1_bad.npy", "--h", "16"} << "--A1";
+    QTest::newRow("A1 int64") << QStringList{"--A1", "A1_int.npy"} << "--A1";
+    QTest::newRow("A1 truncated") << QStringList{"--A1", "A1_trunc.npy"} << "--A1";
+    QTest::newRow("A1 big-endian") << QStringList{"--A1", "A1_be.npy"} << "--A1";
+    if (!kSanitizedBuild)
+      QTest::newRow("W1 rows") << QStringList{"--h", "16", "--W1", "W1_bad.npy"} << "--W1";
+    if (!kSanitizedBuild)
+      QTest::newRow("P shape") << QStringList{"--s", "8", "--P", "P_bad.npy"} << "--P";
+    QTest::newRow("grad_output shape")
+        << QStringList{"--top-p", "0", "--grad-output", "g_bad.npy"} << "--grad-output";
+  }
+  void badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, argName);
+    writeNpy(dir_, "A1_bad.npy", {2, 8, 12}, DType::Float32);
+    writeNpy(dir_, "A1_int.npy", {2, 8, 16}, DType::Int64);
+    writeNpy(dir_, "W1_bad.npy", {15, 4}, DType::Float32);
+    writeNpy(dir_, "P_bad.npy", {2, 7}, DType::Float32);
+    writeNpy(dir_, "g_bad.npy", {3, 4, 4}, DType::Float32);
+    QFile::remove(dir_.filePath("A1_trunc.npy"));
+    QFile::copy(writeNpy(dir_, "A1_ok.npy", {2, 8, 16}, DType::Float32),
+                dir_.filePath("A1_trunc.npy"));
+    QFile trunc(dir_.filePath("A1_trunc.npy"));
+    QVERIFY(trunc.resize(trunc.size() - 4));
+    QFile le(dir_.filePath("A1_ok.npy"));
+    QVERIFY(le.open(QIODevice::ReadOnly));
+    QByteArray bytes = le.readAll();
+    bytes.replace("'<f4'", "'>f4'");
+    QFile be(dir_.filePath("A1_be.npy"));
+    QVERIFY(be.open(QIODevice::WriteOnly) && be.write(bytes) == bytes.size());
+    be.close();
+    for (QString& a : args)
+      if (a.endsWith(".npy")) a = dir_.filePath(a);
+    const QString json = dir_.filePath("report.json");
+    QFile::remove(json);
+    const CliResult r = runCli(QStringList{"multihead", "--json", json} + args);
+    QVERIFY(r.ok);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(argName.toUtf8()), r.err.constData());
+    QVERIFY(!QFile::exists(json));
+  }
+
+  void npyRoundTrip() {
+    const QString first = dir_.filePath("first"), second = dir_.filePath("second");
+    const QStringList common{"multihead", "--b",     "3", "--s",     "5",       "--h",
+                             "6",         "--e",     "5", "--heads", "3",       "--top-p",
+                             "0.2",       "--top-k", "4", "--dtype", "bfloat16"};
+    CliResult r = runCli(common + QStringList{"--backward", "--save-dir", first, "--json", "-"});
+    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    const QJsonObject j1 = parse(r.out);
+    auto f = [&](const QString& d, const char* n) { return QDir(d).filePath(QString(n) + ".npy"); };
+    r = runCli(common + QStringList{"--A1", f(first, "A1"), "--P", f(first, "P"), "--W1",
+                                    f(first, "W1"), "--grad-output", f(first, "grad_output"),
+                                    "--save-dir", second, "--json", "-"});
+    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    const QJsonObject j2 = parse(r.out);
+    QCOMPARE(j2["t"].toInt(), j1["t"].toInt());
+    QCOMPARE(j2["norms"].toObject(), j1["norms"].toObject());
+    for (const char* n : {"O3", "dA1", "dW1", "mask"})
+      QCOMPARE(npy::read(f(second, n).toStdString()).toDoubles(),
+               npy::read(f(first, n).toStdString()).toDoubles());
+  }
+
+  void einsumCommand_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("expect");  // in the JSON's output_shape, or in stderr
+    QTest::newRow("mm") << QStringList{"ik,kj->ij", "--shapes", "2x3,3x4"} << 0 << "[2,4]";
+    QTest::newRow("float16 bmm") << QStringList{"bij,bjk->bik", "--shapes", "2x3x4,2x4x5",
+                                                "--dtype", "float16"}
+                                 << 0 << "[2,3,5]";
+    if (!kSanitizedBuild)
+      QTest::newRow("mismatch") << QStringList{"ik,kj->ij", "--shapes", "2x3,4x4"} << 2
+                                << "subscript k has size 4";
+    if (!kSanitizedBuild)
+      QTest::newRow("bad shape") << QStringList{"ij->i", "--shapes", "2y3"} << 2 << "--shapes";
+  }
+  void einsumCommand() {
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, expect);
+    const CliResult r = runCli(QStringList{"einsum"} + args + QStringList{"--json", "-"});
+    QVERIFY(r.ok);
+    QCOMPARE(r.exitCode, exitCode);
+    if (exitCode == 0) {
+      const QJsonObject j = parse(r.out);
+      const QByteArray shape =
+          QJsonDocument(j["output_shape"].toArray()).toJson(QJsonDocument::Compact);
+      QCOMPARE(QString::fromUtf8(shape), expect);
+      QVERIFY(j["max_rel_err"].toDouble() < 1e-2);
+    } else {
+      QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliMultihead)
+#include "test_cli_multihead.moc"
