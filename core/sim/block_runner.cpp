@@ -3,14 +3,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-// Boost.Context's fcontext layer: make_fcontext / jump_fcontext, the assembly switch that
-// boost::context::fiber is built on, exported by libboost_context. Used directly so that a
-// thread can hand over to the next thread without a round trip through the runner.
-#include <boost/context/detail/fcontext.hpp>
 #include <cstring>
 #include <new>
 #include <string>
 #include <utility>
+
+#include "core/sim/fiber_switch.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MATMULVIZ_ASAN 1
@@ -24,57 +22,6 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace bcd = boost::context::detail;
-
-#if defined(__x86_64__) && !defined(_WIN32)
-// On x86-64 (System V) the switch is these dozen instructions instead of jump_fcontext: the
-// same callee-saved registers, but not the x87 control word and MXCSR, which jump_fcontext
-// saves and restores on every switch (fnstcw/fldcw/stmxcsr/ldmxcsr are microcoded and cost
-// more than the rest of the switch together; measured with bench_simulator's smem_tiled case).
-// Nothing in a simulated launch changes the floating-point environment between switches.
-// Other architectures use Boost.Context's jump_fcontext.
-#define MATMULVIZ_SIM_OWN_SWITCH 1
-extern "C" bcd::transfer_t matmulviz_sim_switch(bcd::fcontext_t to, void* data);
-extern "C" void matmulviz_sim_trampoline();
-asm(R"(
-    .text
-    .p2align 4
-    .globl matmulviz_sim_switch
-    .hidden matmulviz_sim_switch
-    .type matmulviz_sim_switch,@function
-matmulviz_sim_switch:
-    pushq %rbp
-    pushq %rbx
-    pushq %r15
-    pushq %r14
-    pushq %r13
-    pushq %r12
-    movq %rsp, %rax
-    movq %rdi, %rsp
-    popq %r12
-    popq %r13
-    popq %r14
-    popq %r15
-    popq %rbx
-    popq %rbp
-    movq %rsi, %rdx
-    movq %rax, %rdi
-    ret
-    .size matmulviz_sim_switch,.-matmulviz_sim_switch
-
-    .p2align 4
-    .globl matmulviz_sim_trampoline
-    .hidden matmulviz_sim_trampoline
-    .type matmulviz_sim_trampoline,@function
-matmulviz_sim_trampoline:
-    movq %rdx, %rsi
-    movq %r12, %r8
-    call *%r8
-    ud2
-    .size matmulviz_sim_trampoline,.-matmulviz_sim_trampoline
-)");
-#endif
-
 namespace matmulviz::sim {
 namespace {
 
@@ -83,6 +30,7 @@ constexpr std::size_t kDefaultStackBytes = 512 * 1024;
 #else
 constexpr std::size_t kDefaultStackBytes = 64 * 1024;  // of which up to 12 KiB colouring
 #endif
+constexpr int kPrefetchStackLines = 6;  // 384 bytes above a suspended thread's stack pointer
 
 std::size_t pageSize() {
   return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -95,10 +43,11 @@ struct BlockRunner::Impl {
   std::size_t slotBytes = 0;   ///< guard page + stack
   void* region = nullptr;
   std::size_t regionBytes = 0;
-  unsigned runner = 0;                    ///< context index of the runner: threadsPerBlock
-  std::vector<bcd::fcontext_t> contexts;  ///< suspended contexts, threads then the runner
-  unsigned current = 0;                   ///< the context running now
-  unsigned lastFrom = 0;                  ///< the context that switched to `current`
+  unsigned runner = 0;          ///< context index of the runner: threadsPerBlock
+  std::vector<void*> contexts;  ///< suspended contexts, threads then the runner; null: never ran
+  unsigned current = 0;         ///< the context running now
+  unsigned lastFrom = 0;        ///< the context that switched to `current` (ASan only)
+  fiber::Start start;           ///< what a thread's fiber runs: threadLoop
   // AddressSanitizer bookkeeping for stack switches (sanitizer/common_interface_defs.h).
   std::vector<void*> fakeStacks;
   const void* runnerStackBottom = nullptr;
@@ -111,43 +60,9 @@ struct BlockRunner::Impl {
 
 namespace {
 
-void threadMain(bcd::transfer_t from) {
-  static_cast<BlockRunner*>(from.data)->threadLoop(from.fctx);
+void threadMain(void* runner) {
+  static_cast<BlockRunner*>(runner)->threadLoop();
 }
-
-#if defined(MATMULVIZ_SIM_OWN_SWITCH)
-/// The first switch to a new context "returns" into the trampoline, which calls threadMain with
-/// the switch's transfer_t {fctx in rdi, data in rsi (moved from rdx)}.
-void threadStart(bcd::fcontext_t from, void* data) {
-  threadMain(bcd::transfer_t{from, data});
-}
-
-bcd::fcontext_t makeContext(char* top, std::size_t) {
-  auto* sp = reinterpret_cast<std::uintptr_t*>(reinterpret_cast<std::uintptr_t>(top) &
-                                               ~std::uintptr_t{15});
-  sp -= 2;  // after `ret` into the trampoline rsp is 16-byte aligned, as a call expects
-  *--sp = reinterpret_cast<std::uintptr_t>(&matmulviz_sim_trampoline);
-  *--sp = 0;                                               // rbp
-  *--sp = 0;                                               // rbx
-  *--sp = 0;                                               // r15
-  *--sp = 0;                                               // r14
-  *--sp = 0;                                               // r13
-  *--sp = reinterpret_cast<std::uintptr_t>(&threadStart);  // r12: what the trampoline calls
-  return sp;
-}
-
-bcd::transfer_t jump(bcd::fcontext_t to, void* data) {
-  return matmulviz_sim_switch(to, data);
-}
-#else
-bcd::fcontext_t makeContext(char* top, std::size_t size) {
-  return bcd::make_fcontext(top, size, &threadMain);
-}
-
-bcd::transfer_t jump(bcd::fcontext_t to, void* data) {
-  return bcd::jump_fcontext(to, data);
-}
-#endif
 
 }  // namespace
 
@@ -172,6 +87,7 @@ BlockRunner::BlockRunner(std::size_t threadsPerBlock, std::size_t stackBytes)
   impl_->runner = static_cast<unsigned>(threadsPerBlock);
   impl_->current = impl_->runner;
   impl_->contexts.assign(threadsPerBlock + 1, nullptr);
+  impl_->start = fiber::Start{&threadMain, this};
   impl_->fakeStacks.assign(threadsPerBlock + 1, nullptr);
   for (std::size_t t = 0; t < threadsPerBlock; ++t) {
     slots_[t].linear = static_cast<unsigned>(t);
@@ -196,62 +112,79 @@ void ThreadSlot::waitAtBarrier(const char* file, unsigned line) {
   state = State::AtBarrier;
   barrierFile = file;
   barrierLine = line;
+  runner->arriveAtBarrier(file, line);
+  // The state stays AtBarrier once resumed: the runner reads it only when the phase is over,
+  // by which time the thread has stopped again (AtBarrier) or exited. With nothing to do after
+  // the switch, it compiles to a tail call: the resumed thread returns straight to its kernel.
   runner->stopThread(linear);
-  state = State::Running;
+}
+
+void BlockRunner::arriveAtBarrier(const char* file, unsigned line) {
+  if (phaseWaiters_++ == 0) {
+    phaseFile_ = file;
+    phaseLine_ = line;
+  } else if (file != phaseFile_ || line != phaseLine_) {
+    phaseMixed_ = true;  // checkBarrier compares the sites (file names by value)
+  }
 }
 
 void BlockRunner::switchTo(unsigned from, unsigned to) {
   Impl& m = *impl_;
-  if (m.contexts[to] == nullptr) {
-    // First run of this thread: a fresh context on its stack. Stagger the tops by a few cache
-    // lines: stacks a power of two apart would put every thread's hot frames in the same sets.
-    const std::size_t colour = (to % 64) * 192;
-    m.contexts[to] = makeContext(m.stackBottom(to) + m.stackBytes - colour, m.stackBytes - colour);
+  void* const target = m.contexts[to];
+  if (target == nullptr) [[unlikely]] {
+    firstSwitchTo(from, to);
+    return;  // both ways end in a tail call: no registers to save around the switch
   }
-  m.lastFrom = from;
   m.current = to;
 #if defined(MATMULVIZ_ASAN)
+  m.lastFrom = from;
   if (to == m.runner) {
     __sanitizer_start_switch_fiber(&m.fakeStacks[from], m.runnerStackBottom, m.runnerStackSize);
   } else {
     __sanitizer_start_switch_fiber(&m.fakeStacks[from], m.stackBottom(to), m.stackBytes);
   }
 #endif
-  const bcd::transfer_t back = jump(std::exchange(m.contexts[to], nullptr), this);
-  // Resumed: `back.fctx` is where the context that switched to us stopped.
+  fiber::swap(&m.contexts[from], target, m.start);
+  // Resumed by another context's switchTo.
 #if defined(MATMULVIZ_ASAN)
+  finishSwitch(from);
+#endif
+}
+
+void BlockRunner::firstSwitchTo(unsigned from, unsigned to) {
+  // First run of thread `to`: a fresh context on its stack. Stagger the tops by a few cache
+  // lines: stacks a power of two apart would put every thread's hot frames in the same sets.
+  Impl& m = *impl_;
+  const std::size_t colour = m.stackBytes >= 64 * 1024 ? (to % 64) * 192 : 0;
+  m.contexts[to] =
+      fiber::make(m.stackBottom(to) + m.stackBytes - colour, m.stackBytes - colour, m.start);
+  switchTo(from, to);
+}
+
+void BlockRunner::finishSwitch([[maybe_unused]] unsigned self) {
+#if defined(MATMULVIZ_ASAN)
+  Impl& m = *impl_;
   const void* bottom = nullptr;
   std::size_t size = 0;
-  __sanitizer_finish_switch_fiber(m.fakeStacks[from], &bottom, &size);
+  __sanitizer_finish_switch_fiber(m.fakeStacks[self], &bottom, &size);
   if (m.lastFrom == m.runner) {
     m.runnerStackBottom = bottom;
     m.runnerStackSize = size;
   }
 #endif
-  m.contexts[m.lastFrom] = back.fctx;
 }
 
-void BlockRunner::threadLoop(void* from) {
+void BlockRunner::threadLoop() {
   Impl& m = *impl_;
   const unsigned t = m.current;
-  m.contexts[m.lastFrom] = from;  // later resumes record this in switchTo
-#if defined(MATMULVIZ_ASAN)
-  {
-    const void* bottom = nullptr;
-    std::size_t size = 0;
-    __sanitizer_finish_switch_fiber(nullptr, &bottom, &size);
-    if (m.lastFrom == m.runner) {
-      m.runnerStackBottom = bottom;
-      m.runnerStackSize = size;
-    }
-  }
-#endif
+  finishSwitch(t);  // fakeStacks[t] is null: nothing to restore on a new fiber
   for (;;) {
     slots_[t].state = ThreadSlot::State::Running;
     try {
       entry_(body_, slots_[t], *block_);
     } catch (...) {
       if (!error_) error_ = std::current_exception();
+      end_ = next_;  // the phase stops here: back to the runner, which rethrows
     }
     slots_[t].state = ThreadSlot::State::Exited;
     stopThread(t);
@@ -260,8 +193,21 @@ void BlockRunner::threadLoop(void* from) {
 
 void BlockRunner::stopThread(unsigned t) {
   unsigned next = impl_->runner;
-  if (!error_ && pendingNext_ < pending_.size()) next = pending_[pendingNext_++];
+  if (next_ != end_) {
+    next = *next_++;
+    if (next_ != end_) prefetchThread(*next_);  // the one after `next`
+  }
   switchTo(t, next);
+}
+
+void BlockRunner::prefetchThread(unsigned t) const {
+  // A block's suspended stacks do not fit in L1: fetch the hot top of the stack of the thread
+  // after the next one (its saved registers and the kernel's frame above them) while the next
+  // one runs.
+  const char* sp = static_cast<const char*>(impl_->contexts[t]);
+  if (sp != nullptr) {
+    for (int line = 0; line < kPrefetchStackLines; ++line) __builtin_prefetch(sp + 64 * line, 1);
+  }
 }
 
 void BlockRunner::runBlock(BlockState& block, ThreadEntry entry, void* body) {
@@ -278,19 +224,26 @@ void BlockRunner::runBlock(BlockState& block, ThreadEntry entry, void* body) {
     pending_.push_back(t);
   }
   while (!pending_.empty()) {
-    pendingNext_ = 1;
+    next_ = pending_.data() + 1;
+    end_ = pending_.data() + pending_.size();
+    phaseWaiters_ = 0;
+    phaseMixed_ = false;
     switchTo(impl_->runner, pending_[0]);  // the threads of the phase run one after another
     if (error_) {
       // Threads stopped at a barrier stay suspended; the runner is not reusable afterwards.
       std::rethrow_exception(std::exchange(error_, nullptr));
     }
+    if (phaseWaiters_ == 0) break;
+    block.counters.barrierWaits += phaseWaiters_;
+    ++block.epoch;  // a new race epoch: accesses before the barrier never race with those after
+    // The common case: every thread of the block waits at one barrier; the next phase runs
+    // them all again, in the same order.
+    if (phaseWaiters_ == n && !phaseMixed_) continue;
     waiting_.clear();
     for (unsigned t : pending_) {
       if (slots_[t].state == ThreadSlot::State::AtBarrier) waiting_.push_back(t);
     }
-    if (waiting_.empty()) break;
     checkBarrier(block, waiting_);
-    ++block.epoch;  // a new race epoch: accesses before the barrier never race with those after
     std::swap(pending_, waiting_);
   }
 }

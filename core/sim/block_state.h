@@ -52,12 +52,19 @@ struct ShadowCell {
   std::uint64_t bits = 0;
 };
 
+/// Why a shared access faulted although (row, col) lies inside its tile's shape.
+enum class TileFault : std::uint8_t {
+  None,           ///< it does not: (row, col) is outside the shape
+  OutsideBuffer,  ///< the tile reaches past the block's dynamic shared memory
+  Misaligned,     ///< the tile does not start at a multiple of its element's alignment
+};
+
 /// The first out-of-bounds access of a thread since its last report, and how many there were.
 struct PendingFault {
   std::uint32_t count = 0;
   bool shared = false;
   bool store = false;
-  bool outsideBuffer = false;  ///< a shared view reaching past the block's shared memory
+  TileFault tile = TileFault::None;  ///< shared: the tile itself is at fault
   const char* array = "";
   int rank = 0;
   std::int64_t index[3] = {0, 0, 0};
@@ -76,14 +83,16 @@ struct PendingRace {
   int other = -1;  ///< linear thread index of the other party; -1 when several threads read
 };
 
-/// One simulated thread's slot in the block runner.
-struct ThreadSlot {
+/// One simulated thread's slot in the block runner. The fields a thread touches at every barrier
+/// share the first cache line; the parked reports, touched only after a fault or race, follow.
+struct alignas(64) ThreadSlot {
   enum class State : std::uint8_t { Ready, Running, AtBarrier, Exited };
-  Dim3 threadIdx;
-  unsigned linear = 0;
   State state = State::Ready;
-  const char* barrierFile = "";
+  bool reportsPending = false;  ///< fault or race below holds something to report
+  unsigned linear = 0;
   unsigned barrierLine = 0;
+  Dim3 threadIdx;
+  const char* barrierFile = "";
   BlockRunner* runner = nullptr;
   /// Written by the thread context's cold paths and reported at the next barrier or exit. They
   /// live here rather than in the context so that the context's address never escapes.

@@ -65,8 +65,12 @@ void DiagnosticCollector::outOfBounds(const Dim3& block, const Dim3& thread,
   const std::string where = std::string(fault.array) + bracketed(fault.index, fault.rank);
   d.message = std::string(fault.store ? "writes " : "reads ") +
               (fault.shared ? "shared " : "global ") + where;
-  if (fault.outsideBuffer) {
+  if (fault.tile == TileFault::OutsideBuffer) {
     d.message += ", which lies outside the block's dynamic shared memory";
+  } else if (fault.tile == TileFault::Misaligned) {
+    d.message +=
+        ", whose tile is not aligned to its element size (a GPU faults with a "
+        "misaligned address)";
   } else {
     d.message += " outside its shape " + bracketed(fault.sizes, fault.rank);
   }

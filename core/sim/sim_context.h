@@ -88,7 +88,8 @@ class BasicSimContext {
     const std::size_t byte = sharedByte(v, r, c, false);
     if (byte == kFault) [[unlikely]]
       return T{};
-    for (std::size_t w = 0; w < wordsOf<T>(); ++w) onSharedRead(shadow_[(byte >> 2) + w], v, r, c);
+    ShadowCell* cells = shadowOf<T>(byte);
+    for (std::size_t w = 0; w < wordsOf<T>(); ++w) onSharedRead(cells[w], v, r, c);
     ++c_.sharedLoads;
     if constexpr (kTrace) record(TraceEventKind::SharedLoad, v.id, r, c, 0);
     return *reinterpret_cast<const T*>(shared_ + byte);
@@ -99,7 +100,8 @@ class BasicSimContext {
     const std::size_t byte = sharedByte(v, r, c, true);
     if (byte == kFault) [[unlikely]]
       return;
-    for (std::size_t w = 0; w < wordsOf<T>(); ++w) onSharedWrite(shadow_[(byte >> 2) + w], v, r, c);
+    ShadowCell* cells = shadowOf<T>(byte);
+    for (std::size_t w = 0; w < wordsOf<T>(); ++w) onSharedWrite(cells[w], v, r, c);
     ++c_.sharedStores;
     if constexpr (kTrace) record(TraceEventKind::SharedStore, v.id, r, c, 0);
     *reinterpret_cast<T*>(shared_ + byte) = value;
@@ -108,8 +110,7 @@ class BasicSimContext {
   /// __syncthreads(): waits until every thread of the block arrives here. Threads that exit or
   /// wait at another barrier are reported as barrier divergence and the block goes on.
   void syncthreads(std::source_location where = std::source_location::current()) {
-    flushReports();
-    ++c_.barrierWaits;
+    flushReports();  // the runner counts barrier waits
     if constexpr (kTrace) {
       record(TraceEventKind::Barrier, 0, static_cast<std::int64_t>(where.line()), 0, 0);
     }
@@ -120,11 +121,20 @@ class BasicSimContext {
   /// Called once by the launcher after the body returns: reports and merges counters.
   void finish() {
     flushReports();
-    if (c_.globalLoads + c_.globalStores > 0) c_.activeThreads = 1;
     if constexpr (kTrace) {
       record(TraceEventKind::ThreadExit, 0, static_cast<std::int64_t>(c_.fmas), 0, 0);
     }
-    const LaunchCounters counters = c_;
+    LaunchCounters counters;
+    for (int k = 0; k < 4; ++k) {
+      counters.globalLoads += c_.loads[k];
+      counters.globalStores += c_.stores[k];
+      counters.globalLoadBytes += c_.loads[k] << k;
+      counters.globalStoreBytes += c_.stores[k] << k;
+    }
+    counters.activeThreads = counters.globalLoads + counters.globalStores > 0 ? 1 : 0;
+    counters.sharedLoads = c_.sharedLoads;
+    counters.sharedStores = c_.sharedStores;
+    counters.fmas = c_.fmas;
     block_->counters += counters;
   }
 
@@ -132,6 +142,24 @@ class BasicSimContext {
   template <class T>
   static constexpr std::size_t wordsOf() {
     return sizeof(T) < 4 ? 1 : sizeof(T) / 4;
+  }
+
+  /// What this thread did, merged into the block's LaunchCounters at exit. Global accesses are
+  /// counted per element size (1, 2, 4, 8 bytes), so that a kernel with one element type keeps
+  /// one counter per direction in a register rather than a count and a byte count.
+  struct ThreadCounters {
+    std::uint64_t loads[4] = {0, 0, 0, 0};
+    std::uint64_t stores[4] = {0, 0, 0, 0};
+    std::uint64_t sharedLoads = 0;
+    std::uint64_t sharedStores = 0;
+    std::uint64_t fmas = 0;
+  };
+
+  template <class T>
+  static constexpr int sizeClass() {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "global views hold elements of 1, 2, 4 or 8 bytes");
+    return sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
   }
 
   static bool outside(std::int64_t i, std::int64_t size) {
@@ -157,11 +185,10 @@ class BasicSimContext {
   std::remove_const_t<T> globalLoad(const GlobalView<T>& v, int rank, std::int64_t i0,
                                     std::int64_t i1, std::int64_t i2) {
     if (!inBounds(v, rank, i0, i1, i2)) [[unlikely]] {
-      parkFault(slot_->fault, v.name, false, false, rank, i0, i1, i2, v.sizes, false);
+      parkFault(*slot_, v.name, false, false, rank, i0, i1, i2, v.sizes, TileFault::None);
       return std::remove_const_t<T>{};
     }
-    ++c_.globalLoads;
-    c_.globalLoadBytes += sizeof(T);
+    ++c_.loads[sizeClass<T>()];
     if constexpr (kTrace) record(TraceEventKind::GlobalLoad, v.id, i0, i1, i2);
     return v.data[offsetOf(v, rank, i0, i1, i2)];
   }
@@ -170,11 +197,10 @@ class BasicSimContext {
   void globalStore(const GlobalView<T>& v, int rank, std::int64_t i0, std::int64_t i1,
                    std::int64_t i2, T value) {
     if (!inBounds(v, rank, i0, i1, i2)) [[unlikely]] {
-      parkFault(slot_->fault, v.name, false, true, rank, i0, i1, i2, v.sizes, false);
+      parkFault(*slot_, v.name, false, true, rank, i0, i1, i2, v.sizes, TileFault::None);
       return;
     }
-    ++c_.globalStores;
-    c_.globalStoreBytes += sizeof(T);
+    ++c_.stores[sizeClass<T>()];
     if constexpr (kTrace) record(TraceEventKind::GlobalStore, v.id, i0, i1, i2);
     v.data[offsetOf(v, rank, i0, i1, i2)] = value;
   }
@@ -182,37 +208,55 @@ class BasicSimContext {
   static constexpr std::size_t kFault = ~std::size_t{0};
 
   /// Byte offset of v[r, c] in the block's shared memory, or kFault (reported) when (r, c) is
-  /// outside the tile or the tile does not lie inside the shared memory. The second test
-  /// depends on the view only, so the compiler hoists it out of a kernel's loops.
+  /// outside the tile or the tile does not lie inside the shared memory. The second test depends
+  /// on the view only: folded into the row bound, it becomes a value the compiler computes once
+  /// outside a kernel's loops, leaving one branch per access.
   template <class T>
   std::size_t sharedByte(const SharedView<T>& v, std::int64_t r, std::int64_t c, bool store) {
     const std::uintptr_t base =
         reinterpret_cast<std::uintptr_t>(v.data) - reinterpret_cast<std::uintptr_t>(shared_);
+    // Arithmetic rather than && and ?: so that it stays a value the compiler hoists out of a
+    // kernel's loops, not branches it repeats at every access.
+    const bool aligned = (base & (alignof(T) - 1)) == 0;
     const bool tileInside =
-        base <= sharedBytes_ &&
-        static_cast<std::uint64_t>(v.rows) * static_cast<std::uint64_t>(v.cols) * sizeof(T) <=
-            sharedBytes_ - base;
-    if (outside(r, v.rows) || outside(c, v.cols) || !tileInside) [[unlikely]] {
+        aligned & (base <= sharedBytes_) &
+        (static_cast<std::uint64_t>(v.rows) * static_cast<std::uint64_t>(v.cols) * sizeof(T) <=
+         sharedBytes_ - base);
+    const std::int64_t rows = v.rows & -static_cast<std::int64_t>(tileInside);
+    if (outside(r, rows) | outside(c, v.cols)) [[unlikely]] {
       const std::int64_t sizes[3] = {v.rows, v.cols, 1};
-      parkFault(slot_->fault, v.name, true, store, 2, r, c, 0, sizes, !tileInside);
+      const TileFault tile = tileInside ? TileFault::None
+                             : aligned  ? TileFault::OutsideBuffer
+                                        : TileFault::Misaligned;
+      parkFault(*slot_, v.name, true, store, 2, r, c, 0, sizes, tile);
       return kFault;
     }
     return base + static_cast<std::size_t>(v.offset(r, c)) * sizeof(T);
   }
 
+  /// The shadow cells of the element at `byte`: one per 4 bytes. Elements of 4 bytes or more are
+  /// aligned (sharedByte checks it), so byte / 4 cells of 8 bytes start at byte * 2.
+  template <class T>
+  ShadowCell* shadowOf(std::size_t byte) const {
+    if constexpr (alignof(T) >= 4) {
+      return reinterpret_cast<ShadowCell*>(reinterpret_cast<std::byte*>(shadow_) + byte * 2);
+    } else {
+      return shadow_ + (byte >> 2);
+    }
+  }
+
   template <class T>
   void onSharedRead(ShadowCell& cell, const SharedView<T>& v, std::int64_t r, std::int64_t c) {
-    const std::uint64_t bits = cell.bits;
-    if (bits == readMany_ || bits == readMine_) [[likely]]
-      return;  // nobody wrote it this epoch; already read by several threads, or by this one
+    if (cell.bits == readMany_) [[likely]]
+      return;  // nobody wrote it this epoch and several threads read it: nothing to record
     if (cell.epoch() != epoch_) {
-      cell.bits = readMine_;
+      cell.bits = ShadowCell::pack(epoch_, ShadowCell::kNone, me_);  // first read this epoch
       return;
     }
     const std::int16_t writer = cell.writer();
     std::int16_t reader = cell.reader();
     if (writer >= 0 && writer != me_) [[unlikely]]
-      parkRace(slot_->race, RaceKind::ReadAfterWrite, v.name, r, c, writer);
+      parkRace(*slot_, RaceKind::ReadAfterWrite, v.name, r, c, writer);
     if (reader != me_) reader = reader == ShadowCell::kNone ? me_ : ShadowCell::kMany;
     cell.bits = ShadowCell::pack(epoch_, writer, reader);
   }
@@ -229,9 +273,9 @@ class BasicSimContext {
     const std::int16_t writer = cell.writer();
     const std::int16_t reader = cell.reader();
     if (writer >= 0 && writer != me_) [[unlikely]] {
-      parkRace(slot_->race, RaceKind::WriteAfterWrite, v.name, r, c, writer);
+      parkRace(*slot_, RaceKind::WriteAfterWrite, v.name, r, c, writer);
     } else if (reader == ShadowCell::kMany || (reader >= 0 && reader != me_)) [[unlikely]] {
-      parkRace(slot_->race, RaceKind::WriteAfterRead, v.name, r, c, reader);
+      parkRace(*slot_, RaceKind::WriteAfterRead, v.name, r, c, reader);
     }
     cell.bits = ShadowCell::pack(epoch_, me_, reader);
   }
@@ -239,20 +283,21 @@ class BasicSimContext {
   void setEpoch(std::uint32_t epoch) {
     epoch_ = epoch;
     readMany_ = ShadowCell::pack(epoch, ShadowCell::kNone, ShadowCell::kMany);
-    readMine_ = ShadowCell::pack(epoch, ShadowCell::kNone, me_);
     writeMine_ = ShadowCell::pack(epoch, me_, ShadowCell::kNone);
   }
 
   // The cold paths write to the thread's slot, never to the context.
-  [[gnu::cold, gnu::noinline]] static void parkFault(PendingFault& fault, const char* array,
+  [[gnu::cold, gnu::noinline]] static void parkFault(ThreadSlot& slot, const char* array,
                                                      bool shared, bool store, int rank,
                                                      std::int64_t i0, std::int64_t i1,
                                                      std::int64_t i2, const std::int64_t* sizes,
-                                                     bool outsideBuffer) {
+                                                     TileFault tile) {
+    PendingFault& fault = slot.fault;
+    slot.reportsPending = true;
     if (fault.count++ == 0) {
       fault.shared = shared;
       fault.store = store;
-      fault.outsideBuffer = outsideBuffer;
+      fault.tile = tile;
       fault.array = array;
       fault.rank = rank;
       fault.index[0] = i0;
@@ -262,24 +307,31 @@ class BasicSimContext {
     }
   }
 
-  [[gnu::cold, gnu::noinline]] static void parkRace(PendingRace& race, RaceKind kind,
+  [[gnu::cold, gnu::noinline]] static void parkRace(ThreadSlot& slot, RaceKind kind,
                                                     const char* array, std::int64_t r,
                                                     std::int64_t c, int other) {
-    if (race.count++ == 0) race = PendingRace{1, kind, array, r, c, other};
+    slot.reportsPending = true;
+    if (slot.race.count++ == 0) slot.race = PendingRace{1, kind, array, r, c, other};
+  }
+
+  [[gnu::cold, gnu::noinline]] static void flushSlow(ThreadSlot& slot, BlockState& block,
+                                                     Dim3 blockIdx, Dim3 threadIdx, Dim3 blockDim) {
+    slot.reportsPending = false;
+    if (slot.fault.count != 0) {
+      block.diagnostics->outOfBounds(blockIdx, threadIdx, slot.fault);
+      slot.fault.count = 0;
+    }
+    if (slot.race.count != 0) {
+      block.diagnostics->race(blockIdx, threadIdx, blockDim, slot.race);
+      slot.race.count = 0;
+    }
   }
 
   // Arguments to out-of-line calls are copies or live in the slot: the context's address must
   // never escape, so that the compiler keeps its counters in registers across a kernel's loops.
   void flushReports() {
-    ThreadSlot& slot = *slot_;
-    if (slot.fault.count != 0) [[unlikely]] {
-      block_->diagnostics->outOfBounds(Dim3(blockIdx_), Dim3(threadIdx_), slot.fault);
-      slot.fault.count = 0;
-    }
-    if (slot.race.count != 0) [[unlikely]] {
-      block_->diagnostics->race(Dim3(blockIdx_), Dim3(threadIdx_), Dim3(blockDim_), slot.race);
-      slot.race.count = 0;
-    }
+    if (slot_->reportsPending) [[unlikely]]
+      flushSlow(*slot_, *block_, blockIdx_, threadIdx_, blockDim_);
   }
 
   void record(TraceEventKind kind, int array, std::int64_t i0, std::int64_t i1, std::int64_t i2) {
@@ -307,9 +359,8 @@ class BasicSimContext {
   std::int16_t me_;
   std::uint32_t epoch_ = 0;
   std::uint64_t readMany_ = 0;   // shadow of a word read by several threads, no writer
-  std::uint64_t readMine_ = 0;   // shadow of a word read by this thread only, no writer
   std::uint64_t writeMine_ = 0;  // shadow of a word written by this thread only, unread
-  LaunchCounters c_;
+  ThreadCounters c_;
 };
 
 /// The context of an untraced thread and of a traced one (every access recorded).

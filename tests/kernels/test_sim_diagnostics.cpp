@@ -171,6 +171,22 @@ class TestSimDiagnostics : public QObject {
     QVERIFY(QString::fromStdString(r.diagnostics.front().message).contains("outside the block's"));
   }
 
+  void sharedViewMisaligned() {
+    sim::LaunchConfig config;
+    config.blockDim = sim::Dim3{4, 1, 1};
+    config.sharedBytes = 8 * sizeof(float);
+    const sim::LaunchReport r = sim::launch(config, {}, named("misaligned"), [&](auto& ctx) {
+      // a float tile carved two bytes into the shared memory: a GPU faults on every access
+      auto* base = static_cast<std::byte*>(ctx.sharedMemory()) + 2;
+      const sim::SharedView<float> tile{reinterpret_cast<float*>(base), 1, 4, 4, "tile"};
+      ctx.store(tile, 0, static_cast<int>(ctx.threadIdx().x), 1.f);
+    });
+    QCOMPARE(r.diagnosticCounts.outOfBounds, 4ull);
+    QCOMPARE(r.diagnosticCounts.sharedRaces, 0ull);
+    QVERIFY2(QString::fromStdString(r.diagnostics.front().message).contains("not aligned"),
+             r.diagnostics.front().message.c_str());
+  }
+
   void raceWithoutBarrier_data() {
     QTest::addColumn<int>("M");
     QTest::addColumn<int>("K");

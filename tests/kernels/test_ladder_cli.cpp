@@ -1,0 +1,73 @@
+// `matmulviz-cli ladder` end to end: the JSON report at a small size, and exit code 2 with a
+// message naming the argument for bad input.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+
+Result runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(MATMULVIZ_CLI), QStringList{"ladder"} + args);
+  Result r;
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+}  // namespace
+
+class TestLadderCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void smallJson() {
+    const Result r = runCli(
+        {"--m", "37", "--k", "21", "--n", "10", "--tpb", "8", "--repeats", "1", "--json", "-"});
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(j["workload"]["m"].get<int>(), 37);
+    QCOMPARE(j["flops"].get<double>(), 2.0 * 37 * 21 * 10);
+    QCOMPARE(j["rungs"].size(), std::size_t(8));
+    QCOMPARE(j["rungs"][0]["name"].get<std::string>(), std::string("simulated"));
+    QVERIFY(j["rungs"][0]["speedup"].is_null());
+    for (const auto& rung : j["rungs"]) {
+      if (!rung["ok"].get<bool>()) {
+        QVERIFY(rung["skipped"].is_string());
+        continue;
+      }
+      QVERIFY(rung["max_rel_err"].get<double>() < 1e-5);
+      QVERIFY(rung["time_s"].get<double>() > 0);
+    }
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    QTest::addRow("m 0") << QStringList{"--m", "0"} << "--m";
+    QTest::addRow("n 0") << QStringList{"--n", "0"} << "--n";
+    QTest::addRow("k not a number") << QStringList{"--k", "many"} << "--k";
+    QTest::addRow("tpb 0") << QStringList{"--tpb", "0"} << "--tpb";
+    QTest::addRow("tpb 33") << QStringList{"--tpb", "33"} << "--tpb";
+    QTest::addRow("repeats 0") << QStringList{"--repeats", "0"} << "--repeats";
+    QTest::addRow("json in missing dir")
+        << QStringList{"--m", "5", "--json", "/nonexistent/dir/x.json"} << "--json";
+  }
+  void badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const Result r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(mentions), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLadderCli)
+#include "test_ladder_cli.moc"
