@@ -1,0 +1,236 @@
+// matmulviz-cli export: runs a strategies scenario with its memory timeline recorded and writes
+// the desktop app's charts (the same chart code, rendered with no display), the table, the JSON
+// report, the Chrome trace and CSVs into a folder. Prints the files written, one per line.
+#include "app/cli/commands.h"
+#include "app/cli/output_files.h"
+#include "core/costmodel/cost_model.h"
+#include "core/report/chrome_trace.h"
+#include "core/report/report_json.h"
+#include "core/report/report_text.h"
+#include "core/strategies/preset.h"
+#include "core/util/parse_size.h"
+#include "ui/charts/chart_export.h"
+#include "ui/models/run_history.h"
+#include "ui/models/strategies_table_model.h"
+
+#include <QApplication>
+#include <QDir>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace matmulviz::cli {
+
+namespace {
+
+struct Options {
+  std::string preset = "seed000", out, formats = "png,svg,pdf,csv,json", requiresGrad;
+  std::string strategies, device, repeats, model = "h100", title;
+  bool backward = false;
+};
+
+const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
+
+/// "png,svg" -> {"png", "svg"}; throws std::invalid_argument naming a value not allowed.
+QStringList parseFormats(const std::string& text) {
+  QStringList formats;
+  for (const QString& f : QString::fromStdString(text).split(QLatin1Char(','))) {
+    const QString format = f.trimmed().toLower();
+    if (!kFormats.contains(format))
+      throw std::invalid_argument("--formats: '" + f.toStdString() +
+                                  "' is not a format (allowed: png, svg, pdf, csv, json)");
+    if (!formats.contains(format)) formats << format;
+  }
+  return formats;
+}
+
+/// The preset, then the options given explicitly. Throws std::invalid_argument.
+RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
+  RunConfig c = loadPreset(o.preset).config;
+  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
+  if (given("--strategies")) {
+    c.strategies.clear();
+    std::stringstream ss(o.strategies);
+    for (std::string s; std::getline(ss, s, ',');) {
+      try {
+        findStrategy(s);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("--strategies: ") + e.what());
+      }
+      c.strategies.push_back(s);
+    }
+    if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
+  }
+  if (given("--repeats"))
+    c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
+  if (given("--device")) {
+    if (o.device != "cpu" && o.device != "meta")
+      throw std::invalid_argument("--device: '" + o.device +
+                                  "' is not allowed (allowed: cpu, meta)");
+    c.device = parseDeviceKind(o.device);
+  }
+  if (given("--backward")) c.backward = o.backward;
+  c.recordTimeline = true;
+  c.keepOutputs = true;  // dA and dC for the heatmaps
+  return c;
+}
+
+/// The JSON report with the cost model's prediction added to each run, as `strategies` does.
+nlohmann::ordered_json reportJson(const StrategiesReport& report,
+                                  const costmodel::GpuProfile& gpu) {
+  auto j = toJson(report);
+  const Workload& w = report.workload;
+  for (size_t x = 0; x < report.runs.size(); ++x) {
+    const auto counts = costmodel::strategyCounts(
+        report.runs[x].strategy, {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)});
+    const auto p = costmodel::predict(counts, gpu);
+    j["runs"][x]["predicted"] = {
+        {"model", std::string(gpu.name)}, {"time_s", p.totalS},
+        {"bound", std::string(p.bound)},  {"launches", counts.launches},
+        {"bytes_read", counts.bytesRead}, {"bytes_written", counts.bytesWritten},
+        {"flops", counts.flops}};
+  }
+  return j;
+}
+
+/// The text report, then the cost model's predictions, labelled as a model (as `strategies
+/// --model` prints them).
+void writeTable(std::ostream& os, const StrategiesReport& report, const ui::RunEntry& entry) {
+  writeTextReport(os, report);
+  if (entry.results.isEmpty() || entry.results.front().predictedGpu.isEmpty()) return;
+  os << "\npredicted forward time on " << entry.results.front().predictedGpu.toStdString()
+     << " (a roofline model, not a measurement):\n";
+  for (const ui::StrategyResult& r : entry.results) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-10s %10.3f ms  %s-bound\n",
+                  r.strategy.toUtf8().constData(), r.predictedS * 1e3,
+                  r.predictedBound.toUtf8().constData());
+    os << line;
+  }
+}
+
+/// A QApplication for rendering; the offscreen platform when there is no display and the user
+/// chose no platform.
+std::unique_ptr<QApplication> makeApplication() {
+  if (QCoreApplication::instance()) return nullptr;
+  const bool display =
+      qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
+  if (!display && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  static int argc = 1;
+  static char arg0[] = "matmulviz-cli";
+  static char* argv[] = {arg0, nullptr};
+  return std::make_unique<QApplication>(argc, argv);
+}
+
+/// Writes the table, JSON, trace and CSV files; returns their paths. Throws std::runtime_error.
+QStringList writeReportFiles(const StrategiesReport& report, const ui::RunHistory& history,
+                             const costmodel::GpuProfile& gpu, const QStringList& formats,
+                             const QDir& dir) {
+  QStringList written;
+  auto path = [&](const char* name) { return dir.filePath(QLatin1String(name)).toStdString(); };
+  auto write = [&](const char* name, const std::function<void(std::ostream&)>& fill) {
+    writeFileAtomically(path(name), fill);
+    written << QString::fromStdString(path(name));
+  };
+  write("table.txt", [&](std::ostream& os) { writeTable(os, report, history.entries().back()); });
+  if (formats.contains(QLatin1String("json"))) {
+    write("report.json", [&](std::ostream& os) { os << reportJson(report, gpu).dump(2) << "\n"; });
+    write("timeline.json", [&](std::ostream& os) { writeChromeTrace(os, report); });
+    write("history.json", [&](std::ostream& os) { os << history.toJson().toJson().toStdString(); });
+  }
+  if (formats.contains(QLatin1String("csv"))) {
+    ui::StrategiesTableModel table;
+    table.setHistory(&history);
+    write("strategies.csv", [&](std::ostream& os) { os << table.toCsv().toStdString(); });
+  }
+  return written;
+}
+
+int run(const Options& o, const CLI::App& cmd) {
+  RunConfig config;
+  QStringList formats;
+  const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
+  try {
+    formats = parseFormats(o.formats);
+    config = buildConfig(o, cmd);
+    checkOutputDirectory(o.out, "--out");
+    if (!gpu)
+      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
+                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
+    return 2;
+  }
+  const auto progress = [](const std::string& what) {
+    std::cerr << "[matmulviz] " << what << "\n";
+  };
+  StrategiesReport report;
+  try {
+    const bool withData = config.device != DeviceKind::Meta;
+    StrategyRunner runner(config, makeRandomInputs(config.workload, config.seed, withData));
+    runner.checkFitsInHostMemory(progress);
+    report = runner.run(progress);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
+    return 2;
+  }
+  const auto app = makeApplication();
+  ui::RunHistory history;
+  const QString title = QString::fromStdString(o.title.empty() ? o.preset : o.title);
+  history.append(ui::runEntryFromReport(report, title, gpu));
+  const QDir dir(QString::fromStdString(o.out));
+  if (!dir.mkpath(QStringLiteral("."))) {
+    std::cerr << "matmulviz-cli export: --out: cannot create '" << o.out << "'\n";
+    return 1;
+  }
+  QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
+  progress("rendering the charts");
+  QString error;
+  written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
+  for (const QString& f : written) std::cout << f.toStdString() << "\n";
+  if (!error.isEmpty()) {
+    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << o.out << "\n";
+  return report.anyFailed() ? 1 : 0;
+}
+
+}  // namespace
+
+Action addExportCommand(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "export",
+      "Run a strategies scenario and write its charts (PNG, SVG, PDF; the desktop app's chart "
+      "code, no display needed), table, JSON report, Chrome trace and CSVs into a folder");
+  auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
+    return cmd->add_option(name, into, help)->type_name(type);
+  };
+  option("--out", o->out, "the folder to write into (created when missing)", "DIR")->required();
+  option("--preset", o->preset,
+         "a preset scenario: seed000 (default), seed000-grad, small, huge-meta", "NAME");
+  option("--formats", o->formats, "comma-separated: png,svg,pdf,csv,json (default all)", "LIST");
+  option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default: the preset's)", "WHICH");
+  option("--strategies", o->strategies,
+         "comma-separated: strategy1,strategy2,strategy3,direct,fused (default: the preset's)",
+         "LIST");
+  option("--device", o->device, "cpu (real data) | meta (memory only)", "DEVICE");
+  option("--repeats", o->repeats, "runs per strategy (default: the preset's)", "INT");
+  cmd->add_flag("--backward", o->backward, "also run backward (gradient heatmaps of dA and dC)");
+  option("--model", o->model,
+         "GPU profile of the cost model's predicted time (a model, not a measurement): h100 "
+         "(default) | a100 | t4",
+         "GPU");
+  option("--title", o->title, "the run's title in the charts and history (default: the preset)",
+         "TEXT");
+  return [o, cmd] { return run(*o, *cmd); };
+}
+
+}  // namespace matmulviz::cli

@@ -1,0 +1,151 @@
+// matmulviz-cli export, end to end: the built executable runs through QProcess with no display
+// (DISPLAY and WAYLAND_DISPLAY removed, QT_QPA_PLATFORM unset: the command picks offscreen) and
+// writes non-empty PNG, SVG, PDF, CSV and JSON files; bad input exits 2 naming the argument.
+
+#include <QtTest/QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+constexpr int kTimeoutMs = 120'000;
+
+struct CliResult {
+  bool finished = false;
+  int exitCode = -1;
+  QByteArray out, err;
+  QString describe() const {
+    return QStringLiteral("exit code %1, finished %2; stderr: %3")
+        .arg(exitCode)
+        .arg(finished)
+        .arg(QString::fromUtf8(err.right(2000)));
+  }
+};
+
+/// Runs matmulviz-cli with `args` and no display.
+CliResult runCli(const QStringList& args) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(var);
+  p.setProcessEnvironment(env);
+  p.setProgram(QStringLiteral(MATMULVIZ_CLI_PATH));
+  p.setArguments(args);
+  p.start();
+  CliResult r;
+  if (!p.waitForStarted()) return r;
+  r.finished = p.waitForFinished(kTimeoutMs);
+  if (!r.finished) {
+    p.kill();
+    p.waitForFinished();
+  }
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+}  // namespace
+
+class TestCliExport : public QObject {
+  Q_OBJECT
+ private slots:
+  void writesEveryFormat_data();
+  void writesEveryFormat();
+  void metaHasNoHeatmaps();
+  void badInputExits2_data();
+  void badInputExits2();
+};
+
+void TestCliExport::writesEveryFormat_data() {
+  QTest::addColumn<QString>("formats");
+  QTest::addColumn<QStringList>("suffixes");
+  QTest::newRow("all") << "png,svg,pdf,csv,json" << QStringList{"png", "svg", "pdf", "csv", "json"};
+}
+
+void TestCliExport::writesEveryFormat() {
+  QFETCH(QString, formats);
+  QFETCH(QStringList, suffixes);
+  QTemporaryDir tmp;
+  const QString out = tmp.filePath("export");
+  const CliResult r = runCli({"export", "--preset", "small", "--repeats", "1", "--strategies",
+                              "direct,fused", "--out", out, "--formats", formats});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  const QStringList listed = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
+  QVERIFY(!listed.isEmpty());
+  QStringList seen;
+  for (const QString& f : listed) {
+    QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
+    QVERIFY2(f.startsWith(out), qPrintable(f));
+    seen << QFileInfo(f).suffix();
+  }
+  for (const QString& s : suffixes) QVERIFY2(seen.contains(s), qPrintable(s));
+  for (const QString& s : QStringList{"png", "svg", "pdf", "csv", "json"})
+    if (!suffixes.contains(s)) QVERIFY2(!seen.contains(s) || s == "json", qPrintable(s));
+  // The small preset runs backward with a and c requiring grad: every chart kind is there.
+  for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "speed-ladder",
+                           "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct"})
+    QVERIFY2(QFileInfo(out + "/" + name + ".png").size() > 1000, name);
+  QVERIFY(QFileInfo(out + "/table.txt").size() > 0);
+  if (suffixes.contains("json")) {
+    QFile f(out + "/report.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonArray runs = report.value("runs").toArray();
+    QCOMPARE(runs.size(), 2);
+    QVERIFY(runs[0].toObject().value("predicted").toObject().value("time_s").toDouble() > 0);
+    QFile trace(out + "/timeline.json");
+    QVERIFY(trace.open(QIODevice::ReadOnly));
+    const QJsonDocument doc = QJsonDocument::fromJson(trace.readAll());
+    QVERIFY(doc.isObject() || doc.isArray());
+  }
+}
+
+void TestCliExport::metaHasNoHeatmaps() {
+  QTemporaryDir tmp;
+  const CliResult r =
+      runCli({"export", "--preset", "small", "--device", "meta", "--requires-grad", "a",
+              "--strategies", "direct,fused", "--formats", "png", "--out", tmp.path()});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(QFileInfo(tmp.filePath("memory-timeline-direct.png")).size() > 0);
+  QVERIFY(!QFileInfo::exists(tmp.filePath("memory-timeline-strategy1.png")));
+  QVERIFY(!QFileInfo::exists(tmp.filePath("heatmap-dA-direct.png")));  // meta: no values
+  // Only the formats asked for, and the table.
+  for (const QFileInfo& f : QDir(tmp.path()).entryInfoList(QDir::Files))
+    QVERIFY2(f.suffix() == "png" || f.fileName() == "table.txt", qPrintable(f.fileName()));
+}
+
+void TestCliExport::badInputExits2_data() {
+  QTest::addColumn<QStringList>("args");
+  QTest::addColumn<QString>("message");
+  const QStringList small{"--preset", "small"};
+  QTest::newRow("unknown format") << small + QStringList{"--formats", "png,bmp"}
+                                  << "--formats: 'bmp'";
+  QTest::newRow("cuda") << small + QStringList{"--device", "cuda"} << "--device: 'cuda'";
+  QTest::newRow("unknown preset") << QStringList{"--preset", "nope"}
+                                  << "--preset: unknown preset 'nope'";
+  QTest::newRow("unknown strategy")
+      << small + QStringList{"--strategies", "fused,slow"} << "--strategies";
+  QTest::newRow("unknown model") << small + QStringList{"--model", "v100"} << "--model";
+  QTest::newRow("bad requires_grad")
+      << small + QStringList{"--requires-grad", "b"} << "--requires-grad";
+  QTest::newRow("no --out") << small << "--out is required";
+}
+
+void TestCliExport::badInputExits2() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, message);
+  QTemporaryDir tmp;
+  const bool noOut = QString(QTest::currentDataTag()) == "no --out";
+  const QStringList out = noOut ? QStringList{} : QStringList{"--out", tmp.path()};
+  const CliResult r = runCli(QStringList{"export"} + out + args);
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(r.describe()));
+  QVERIFY(QDir(tmp.path()).isEmpty());  // nothing written
+}
+
+QTEST_GUILESS_MAIN(TestCliExport)
+#include "test_cli_export.moc"

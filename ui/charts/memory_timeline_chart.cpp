@@ -1,0 +1,253 @@
+#include "ui/charts/memory_timeline_chart.h"
+
+#include "ui/models/memory_timeline_model.h"
+#include "ui/models/strategies_table_model.h"  // csvField
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace matmulviz::ui {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+/// The smallest value drawn on a log axis (1 KiB), so that zero bands stay on the chart.
+constexpr double kLogFloorMiB = 1.0 / 1024;
+
+}  // namespace
+
+MemoryTimelineChart::MemoryTimelineChart(QWidget* parent) : ChartView(parent) {
+  plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot()->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+  plot()->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+  rebuild();
+}
+
+void MemoryTimelineChart::setModel(const MemoryTimelineModel* model) {
+  disconnect(resetConn_);
+  model_ = model;
+  if (model)
+    resetConn_ = connect(model, &QAbstractItemModel::modelReset, this, [this] { rebuild(); });
+  rebuild();
+}
+
+QString MemoryTimelineChart::chartName() const {
+  const QString s = model_ ? model_->strategy() : QString();
+  return s.isEmpty() ? QStringLiteral("memory-timeline") : QStringLiteral("memory-timeline-") + s;
+}
+
+void MemoryTimelineChart::thin() {
+  plotted_.clear();
+  const int n = model_ ? model_->eventCount() : 0;
+  if (n <= maxPlottedEvents()) {
+    plotted_.resize(n);
+    std::iota(plotted_.begin(), plotted_.end(), 0);
+    return;
+  }
+  // Each stretch keeps its event of largest allocated; the peak is the largest of its stretch.
+  const int buckets = maxPlottedEvents() - 2;
+  const auto& allocated = model_->allocatedSeries();
+  plotted_.append(0);
+  for (int b = 0; b < buckets; ++b) {
+    const int begin = static_cast<int>(qint64(n) * b / buckets);
+    const int end = static_cast<int>(qint64(n) * (b + 1) / buckets);
+    int best = begin;
+    for (int i = begin; i < end; ++i)
+      if (allocated[i] > allocated[best]) best = i;
+    if (best > plotted_.back()) plotted_.append(best);
+  }
+  if (plotted_.back() != n - 1) plotted_.append(n - 1);
+}
+
+void MemoryTimelineChart::setupAxes() {
+  QCustomPlot* p = plot();
+  if (p->plotLayout()->rowCount() == 1) {
+    p->plotLayout()->insertRow(0);
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
+    p->plotLayout()->addElement(2, 0, p->legend);
+    p->plotLayout()->setRowStretchFactor(0, 0.01);
+    p->plotLayout()->setRowStretchFactor(2, 0.01);
+    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    p->legend->setWrap(4);
+  }
+  p->legend->setVisible(true);
+  p->xAxis->setLabel(QStringLiteral("allocator event (in order; hover for the op and the block)"));
+  setIntegerTicks(p->xAxis);
+  p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
+  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+  QFont f = font();
+  f.setPointSize(fontPointSize(11));
+  f.setBold(true);
+  title->setFont(f);
+  title->setText(model_ && !model_->strategy().isEmpty()
+                     ? QStringLiteral("memory timeline of %1: allocated by category, "
+                                      "requested, reserved")
+                           .arg(model_->strategy())
+                     : QStringLiteral("memory timeline (no run recorded)"));
+}
+
+void MemoryTimelineChart::rebuild() {
+  QCustomPlot* p = plot();
+  p->clearPlottables();
+  p->clearItems();
+  setupAxes();
+  thin();
+  QVector<double> x(plotted_.size());
+  for (int i = 0; i < plotted_.size(); ++i) x[i] = plotted_[i];
+  if (!plotted_.isEmpty()) {
+    addBands(x);
+    addLines(x);
+    markPeak();
+    markStatementEnd();
+    double top = 0;
+    for (const qint64 v : model_->reservedSeries()) top = std::max<double>(top, v / kMiB);
+    for (const qint64 v : model_->allocatedSeries()) top = std::max<double>(top, v / kMiB);
+    p->xAxis->setRange(-0.5, std::max(1.0, x.back() + 0.5));
+    p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
+                                  : QCPRange(0, std::max(top, 1e-3) * 1.15));
+  } else {
+    p->xAxis->setRange(0, 1);
+    p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, 1) : QCPRange(0, 1));
+  }
+  setValueScale(p->yAxis, logScale());
+  applyStyle();
+  p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryTimelineChart::addBands(const QVector<double>& x) {
+  QCustomPlot* p = plot();
+  QVector<double> sum(x.size(), 0.0);
+  QCPGraph* below = nullptr;
+  for (int c = 0; c < kMemoryCategoryCount; ++c) {
+    const auto cat = static_cast<MemoryCategory>(c);
+    const auto& series = model_->categorySeries(cat);
+    bool any = false;
+    for (int i = 0; i < x.size(); ++i) {
+      const qint64 v = series[plotted_[i]];
+      any = any || v != 0;
+      sum[i] += v / kMiB;
+    }
+    if (!any) continue;
+    QVector<double> y = sum;
+    if (logScale())
+      for (double& v : y) v = std::max(v, kLogFloorMiB);
+    auto* g = p->addGraph();
+    g->setName(QStringLiteral("allocated: ") + memoryCategoryName(cat));
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    QColor color = seriesColor(c);
+    g->setPen(QPen(color.darker(120), 1));
+    color.setAlpha(presentationMode() ? 230 : 170);
+    g->setBrush(color);
+    if (below) g->setChannelFillGraph(below);
+    g->setData(x, y, true);
+    below = g;
+  }
+}
+
+void MemoryTimelineChart::addLines(const QVector<double>& x) {
+  QCustomPlot* p = plot();
+  const struct {
+    const char* name;
+    const QVector<qint64>* series;
+    Qt::PenStyle style;
+    QColor color;
+  } lines[] = {
+      {"requested", &model_->requestedSeries(), Qt::DashLine, QColor(60, 60, 60)},
+      {"reserved", &model_->reservedSeries(), Qt::SolidLine, QColor(0, 0, 0)},
+  };
+  for (const auto& l : lines) {
+    QVector<double> y(x.size());
+    for (int i = 0; i < x.size(); ++i) {
+      y[i] = (*l.series)[plotted_[i]] / kMiB;
+      if (logScale()) y[i] = std::max(y[i], kLogFloorMiB);
+    }
+    auto* g = p->addGraph();
+    g->setName(QString::fromLatin1(l.name));
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setPen(QPen(l.color, lineWidth(), l.style));
+    g->setData(x, y, true);
+  }
+}
+
+void MemoryTimelineChart::markPeak() {
+  QCustomPlot* p = plot();
+  const int peak = model_->peakEvent();
+  if (peak < 0) return;
+  const double mib = model_->peakAllocatedBytes() / kMiB;
+  auto* dot = new QCPItemTracer(p);
+  dot->setStyle(QCPItemTracer::tsCircle);
+  dot->setSize(presentationMode() ? 14 : 9);
+  dot->setPen(QPen(QColor(200, 0, 0), 2));
+  dot->position->setCoords(peak, mib);
+  auto* label = new QCPItemText(p);
+  QFont f = font();
+  f.setPointSize(fontPointSize(9));
+  f.setBold(true);
+  label->setFont(f);
+  label->setColor(QColor(200, 0, 0));
+  label->setText(QStringLiteral("peak %1 MiB at event %2 (op %3, block %4)")
+                     .arg(mib, 0, 'f', mib < 10 ? 2 : 0)
+                     .arg(peak)
+                     .arg(model_->opAt(peak), model_->labelAt(peak)));
+  label->position->setParentAnchor(dot->position);
+  label->position->setCoords(0, -8);
+  const double share = model_->eventCount() > 1 ? double(peak) / (model_->eventCount() - 1) : 0;
+  label->setPositionAlignment(Qt::AlignBottom | (share > 0.6   ? Qt::AlignRight
+                                                 : share < 0.4 ? Qt::AlignLeft
+                                                               : Qt::AlignHCenter));
+  label->setBrush(QColor(255, 255, 255, 210));
+  label->setPadding(QMargins(3, 1, 3, 1));
+}
+
+void MemoryTimelineChart::markStatementEnd() {
+  const int event = model_->statementEndEvent();
+  if (event < 0) return;
+  QCustomPlot* p = plot();
+  auto* line = new QCPItemStraightLine(p);
+  line->point1->setCoords(event - 0.5, 0);
+  line->point2->setCoords(event - 0.5, 1);
+  line->setPen(QPen(QColor(90, 90, 90), presentationMode() ? 2 : 1, Qt::DashDotLine));
+  auto* label = new QCPItemText(p);
+  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  label->position->setCoords(event - 0.5, 0.02);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  label->setPadding(QMargins(4, 2, 4, 2));
+  QFont f = font();
+  f.setPointSize(fontPointSize(9));
+  label->setFont(f);
+  label->setColor(QColor(60, 60, 60));
+  label->setText(QStringLiteral("end of the statement: backward from here"));
+}
+
+QString MemoryTimelineChart::toolTipAt(const QPoint& pos) const {
+  if (!model_ || plotted_.isEmpty() || !plot()->axisRect()->rect().contains(pos)) return {};
+  const double key = plot()->xAxis->pixelToCoord(pos.x());
+  const int event = std::clamp(static_cast<int>(std::lround(key)), 0, model_->eventCount() - 1);
+  // Nearest plotted event at or before the mouse (the step drawn there).
+  const auto it = std::upper_bound(plotted_.begin(), plotted_.end(), event);
+  const int shown = it == plotted_.begin() ? plotted_.front() : *(it - 1);
+  return model_->tooltipAt(shown);
+}
+
+QString MemoryTimelineChart::csv() const {
+  if (!model_ || model_->eventCount() == 0) return {};
+  QString out = QStringLiteral(
+      "event,op,label,category,allocated_mib,requested_mib,reserved_mib,why_alive\n");
+  for (int i = 0; i < model_->eventCount(); ++i) {
+    const QModelIndex cat = model_->index(i, MemoryTimelineModel::Category);
+    out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
+               .arg(i)
+               .arg(csvField(model_->opAt(i)), csvField(model_->labelAt(i)),
+                    csvField(model_->data(cat).toString()),
+                    QString::number(model_->allocatedSeries()[i] / kMiB, 'g', 12),
+                    QString::number(model_->requestedSeries()[i] / kMiB, 'g', 12),
+                    QString::number(model_->reservedSeries()[i] / kMiB, 'g', 12),
+                    csvField(model_->labelAt(i).isEmpty() ? QString() : model_->whyAliveAt(i)));
+  }
+  return out;
+}
+
+}  // namespace matmulviz::ui

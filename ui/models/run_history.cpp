@@ -1,0 +1,276 @@
+#include "ui/models/run_history.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QSaveFile>
+
+#include <cmath>
+
+namespace matmulviz::ui {
+
+namespace {
+
+QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QJsonValue number(double v) {
+  return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
+double numberOr(const QJsonValue& v) {
+  return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+}
+qint64 bytesOf(const QJsonValue& v) {
+  return static_cast<qint64>(v.toDouble());
+}
+
+QString backwardText(const BackwardOutcome& b) {
+  switch (b.status) {
+    case BackwardOutcome::Status::NotRequested:
+      return QStringLiteral("not requested");
+    case BackwardOutcome::Status::Ran:
+      return QStringLiteral("ran");
+    case BackwardOutcome::Status::Skipped:
+      return QStringLiteral("skipped: ") + qs(b.message);
+    case BackwardOutcome::Status::Failed:
+      return QStringLiteral("failed: ") + qs(b.message);
+  }
+  return {};
+}
+
+QJsonObject resultToJson(const StrategyResult& r) {
+  QJsonArray kept;
+  for (const auto& k : r.keptAlive)
+    kept.append(QJsonObject{{"label", k.label}, {"bytes", double(k.bytes)}, {"why", k.why}});
+  return QJsonObject{{"strategy", r.strategy},
+                     {"ok", r.ok},
+                     {"error", r.error},
+                     {"time_median_s", number(r.timeMedianS)},
+                     {"time_cold_s", number(r.timeColdS)},
+                     {"cur_mem_bytes", double(r.curMemBytes)},
+                     {"max_mem_bytes", double(r.maxMemBytes)},
+                     {"predicted_s", number(r.predictedS)},
+                     {"predicted_gpu", r.predictedGpu},
+                     {"predicted_bound", r.predictedBound},
+                     {"max_rel_err", number(r.maxRelErr)},
+                     {"kept_alive", kept},
+                     {"backward_status", r.backwardStatus},
+                     {"backward_max_mem_bytes", double(r.backwardMaxMemBytes)},
+                     {"backward_time_s", number(r.backwardTimeS)}};
+}
+
+bool resultFromJson(const QJsonObject& o, StrategyResult& r) {
+  if (!o.value("strategy").isString()) return false;
+  r.strategy = o.value("strategy").toString();
+  r.ok = o.value("ok").toBool(true);
+  r.error = o.value("error").toString();
+  r.timeMedianS = numberOr(o.value("time_median_s"));
+  r.timeColdS = numberOr(o.value("time_cold_s"));
+  r.curMemBytes = bytesOf(o.value("cur_mem_bytes"));
+  r.maxMemBytes = bytesOf(o.value("max_mem_bytes"));
+  r.predictedS = numberOr(o.value("predicted_s"));
+  r.predictedGpu = o.value("predicted_gpu").toString();
+  r.predictedBound = o.value("predicted_bound").toString();
+  r.maxRelErr = numberOr(o.value("max_rel_err"));
+  for (const QJsonValue& v : o.value("kept_alive").toArray()) {
+    const QJsonObject k = v.toObject();
+    r.keptAlive.append(
+        {k.value("label").toString(), bytesOf(k.value("bytes")), k.value("why").toString()});
+  }
+  r.backwardStatus = o.value("backward_status").toString();
+  r.backwardMaxMemBytes = bytesOf(o.value("backward_max_mem_bytes"));
+  r.backwardTimeS = numberOr(o.value("backward_time_s"));
+  return true;
+}
+
+QJsonObject entryToJson(const RunEntry& e) {
+  QJsonArray results;
+  for (const auto& r : e.results) results.append(resultToJson(r));
+  return QJsonObject{{"id", e.id},
+                     {"finished_at", e.finishedAt.toString(Qt::ISODateWithMs)},
+                     {"title", e.title},
+                     {"requires_grad", e.requiresGrad},
+                     {"device", e.device},
+                     {"dtype", e.dtype},
+                     {"workload", e.workload},
+                     {"ok", e.ok},
+                     {"error", e.error},
+                     {"results", results}};
+}
+
+bool entryFromJson(const QJsonObject& o, RunEntry& e) {
+  if (!o.value("id").isDouble() || !o.value("results").isArray()) return false;
+  e.id = o.value("id").toInt();
+  e.finishedAt = QDateTime::fromString(o.value("finished_at").toString(), Qt::ISODateWithMs);
+  e.title = o.value("title").toString();
+  e.requiresGrad = o.value("requires_grad").toString(QStringLiteral("none"));
+  e.device = o.value("device").toString();
+  e.dtype = o.value("dtype").toString();
+  e.workload = o.value("workload").toObject();
+  e.ok = o.value("ok").toBool(true);
+  e.error = o.value("error").toString();
+  for (const QJsonValue& v : o.value("results").toArray()) {
+    StrategyResult r;
+    if (!resultFromJson(v.toObject(), r)) return false;
+    e.results.append(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+const StrategyResult* RunEntry::result(const QString& strategy) const {
+  for (const auto& r : results)
+    if (r.strategy == strategy) return &r;
+  return nullptr;
+}
+
+RunHistory::RunHistory(QObject* parent) : QObject(parent) {}
+
+int RunHistory::append(RunEntry e) {
+  e.id = nextId_++;
+  entries_.append(std::move(e));
+  const int index = size() - 1;
+  emit appended(index);
+  return index;
+}
+
+void RunHistory::clear() {
+  entries_.clear();
+  nextId_ = 1;
+  emit reset();
+}
+
+QJsonDocument RunHistory::toJson() const {
+  QJsonArray runs;
+  for (const auto& e : entries_) runs.append(entryToJson(e));
+  return QJsonDocument(
+      QJsonObject{{"format", "matmulviz-run-history"}, {"version", 1}, {"runs", runs}});
+}
+
+bool RunHistory::fromJson(const QJsonDocument& doc, QString* error) {
+  auto fail = [&](const QString& msg) {
+    if (error) *error = msg;
+    return false;
+  };
+  const QJsonObject root = doc.object();
+  if (root.value("format").toString() != QLatin1String("matmulviz-run-history"))
+    return fail(QStringLiteral("not a matmulviz run history (\"format\" is missing or wrong)"));
+  if (root.value("version").toInt() != 1)
+    return fail(QStringLiteral("unsupported run history version %1 (expected 1)")
+                    .arg(root.value("version").toInt()));
+  QVector<RunEntry> entries;
+  int maxId = 0;
+  const QJsonArray runs = root.value("runs").toArray();
+  for (qsizetype i = 0; i < runs.size(); ++i) {
+    RunEntry e;
+    if (!entryFromJson(runs[i].toObject(), e))
+      return fail(QStringLiteral("run %1 is malformed (needs \"id\" and \"results\")").arg(i));
+    maxId = std::max(maxId, e.id);
+    entries.append(std::move(e));
+  }
+  entries_ = std::move(entries);
+  nextId_ = maxId + 1;
+  emit reset();
+  return true;
+}
+
+bool RunHistory::save(const QString& path, QString* error) const {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) {
+    if (error) *error = path + QStringLiteral(": ") + f.errorString();
+    return false;
+  }
+  f.write(toJson().toJson(QJsonDocument::Indented));
+  if (!f.commit()) {
+    if (error) *error = path + QStringLiteral(": ") + f.errorString();
+    return false;
+  }
+  return true;
+}
+
+bool RunHistory::load(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = path + QStringLiteral(": ") + f.errorString();
+    return false;
+  }
+  QJsonParseError pe;
+  const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+  if (pe.error != QJsonParseError::NoError) {
+    if (error)
+      *error =
+          QStringLiteral("%1: at offset %2: %3").arg(path).arg(pe.offset).arg(pe.errorString());
+    return false;
+  }
+  QString why;
+  if (!fromJson(doc, &why)) {
+    if (error) *error = path + QStringLiteral(": ") + why;
+    return false;
+  }
+  return true;
+}
+
+QString requiresGradText(const std::vector<std::string>& requiresGrad) {
+  if (requiresGrad.empty()) return QStringLiteral("none");
+  QStringList parts;
+  for (const auto& s : requiresGrad) parts << qs(s);
+  return parts.join(QLatin1Char(','));
+}
+
+namespace {
+
+StrategyResult resultOf(const StrategyRun& r, const StrategiesReport& report,
+                        const costmodel::GpuProfile* gpu) {
+  StrategyResult s;
+  s.strategy = qs(r.strategy);
+  s.ok = r.ok;
+  s.error = qs(r.error);
+  if (r.ok) {
+    s.timeMedianS = r.time.median;
+    s.timeColdS = r.time.cold;
+  }
+  s.curMemBytes = r.current.allocatedBytes;
+  s.maxMemBytes = r.peak.allocatedBytes;
+  s.maxRelErr = r.maxRelErr;
+  for (const KeptAlive& k : r.keptAlive) s.keptAlive.append({qs(k.label), k.bytes, qs(k.why)});
+  s.backwardStatus = backwardText(r.backward);
+  s.backwardMaxMemBytes = r.backward.maxMemBytes;
+  if (r.backward.status == BackwardOutcome::Status::Ran) s.backwardTimeS = r.backward.timeSeconds;
+  if (gpu) {
+    const Workload& w = report.workload;
+    try {
+      const auto counts = costmodel::strategyCounts(
+          r.strategy, {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)});
+      const auto p = costmodel::predict(counts, *gpu);
+      s.predictedS = p.totalS;
+      s.predictedGpu = qs(gpu->name);
+      s.predictedBound = qs(p.bound);
+    } catch (const std::invalid_argument&) {
+      // A strategy the model does not know: no prediction.
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+RunEntry runEntryFromReport(const StrategiesReport& report, const QString& title,
+                            const costmodel::GpuProfile* gpu) {
+  RunEntry e;
+  e.finishedAt = QDateTime::currentDateTime();
+  e.title = title;
+  e.requiresGrad = report.runs.empty() ? QStringLiteral("none")
+                                       : requiresGradText(report.runs.front().requiresGrad);
+  e.device = qs(deviceKindName(report.device));
+  const Workload& w = report.workload;
+  e.dtype = qs(dtypeName(w.dtype));
+  e.workload = QJsonObject{{"n", double(w.n)}, {"m", double(w.m)}, {"i", double(w.i)},
+                           {"j", double(w.j)}, {"k", double(w.k)}, {"batch", double(w.batch)},
+                           {"dtype", e.dtype}};
+  // A strategy that failed (out of memory) is a result with ok = false; the run itself is ok.
+  for (const StrategyRun& r : report.runs) e.results.append(resultOf(r, report, gpu));
+  return e;
+}
+
+}  // namespace matmulviz::ui
