@@ -1,0 +1,191 @@
+// The Kernel view offscreen: it simulates small launches on its worker, the animation reaches
+// the last step, a click on a cell follows that cell's thread (re-tracing its block when
+// needed), bad input is refused, and frames render in both modes.
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "ui/widgets/kernel_canvas.h"
+#include "ui/widgets/kernel_view.h"
+
+using namespace matmulviz::ui;
+
+namespace {
+
+constexpr int kSimTimeoutMs = 60000;  // a small launch takes milliseconds; ASan is slower
+
+/// Sets `spec` and waits for the launch to be shown.
+bool launchAndWait(KernelView& view, const KernelLaunchSpec& spec) {
+  QSignalSpy ready(&view, &KernelView::launchReady);
+  view.setLaunch(spec);
+  return ready.wait(kSimTimeoutMs) || ready.count() > 0;
+}
+
+int distinctColours(const QImage& image) {
+  QSet<QRgb> seen;
+  for (int y = 0; y < image.height(); y += 7) {
+    for (int x = 0; x < image.width(); x += 7) seen.insert(image.pixel(x, y));
+  }
+  return int(seen.size());
+}
+
+}  // namespace
+
+class TestKernelView : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void animationReachesTheEnd_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("tpb");
+    QTest::addColumn<int>("unit");
+    QTest::addRow("lesson naive, k-steps")
+        << "naive" << 5 << 40 << 10 << 16 << int(KernelView::StepUnit::KStep);
+    QTest::addRow("coalesced 9x7x11 tpb4, threads")
+        << "coalesced" << 9 << 7 << 11 << 4 << int(KernelView::StepUnit::Thread);
+    QTest::addRow("smem_tiled 40x37x33 tpb8, phases")
+        << "smem_tiled" << 40 << 37 << 33 << 8 << int(KernelView::StepUnit::BarrierPhase);
+  }
+  void animationReachesTheEnd() {
+    QFETCH(QString, kernel);
+    QFETCH(int, m);
+    QFETCH(int, k);
+    QFETCH(int, n);
+    QFETCH(int, tpb);
+    QFETCH(int, unit);
+    KernelView view;
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(launchAndWait(view, {kernel, m, k, n, tpb, 0}));
+    QCOMPARE(view.launch().kernel, kernel);
+    view.setStepUnit(KernelView::StepUnit(unit));
+    QVERIFY(view.stepCount() > 1);
+    QCOMPARE(view.currentStep(), 0);
+    QSignalSpy steps(&view, &KernelView::stepChanged);
+    view.setSpeed(100000);
+    view.play();
+    QVERIFY(view.isPlaying());
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isPlaying(), kSimTimeoutMs);
+    QCOMPARE(view.currentStep(), view.stepCount() - 1);
+    QVERIFY(!steps.isEmpty());
+    QVERIFY2(view.narration().endsWith(QStringLiteral("Block done.")),
+             qPrintable(view.narration()));
+    view.stepBackward();
+    QCOMPARE(view.currentStep(), view.stepCount() - 2);
+    view.seek(0);
+    view.seekToEnd();
+    QCOMPARE(view.currentStep(), view.stepCount() - 1);
+    const QImage frame = view.renderFrame(QSize(900, 600));
+    QCOMPARE(frame.size(), QSize(900, 600));
+    QVERIFY(distinctColours(frame) > 8);
+  }
+
+  void clickingACellFollowsItsThread() {
+    KernelView view;
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(launchAndWait(view, {"naive", 5, 784, 10, 16, 0}));
+    KernelCanvas* canvas = view.canvas();
+    QSignalSpy narrated(&view, &KernelView::narrationChanged);
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->cellCenter(3, 7).toPoint());
+    QVERIFY(view.model().followedCell());
+    QCOMPARE(view.model().followedCell()->first, 3);
+    QCOMPARE(view.model().followedCell()->second, 7);
+    QVERIFY(!narrated.isEmpty());
+    QVERIFY2(view.narration().startsWith(
+                 QStringLiteral("thread (3,7) of block (0,0): C[3,7] += A[3,0] * B[0,7], k = 0")),
+             qPrintable(view.narration()));
+    view.stepForward();
+    QVERIFY(view.narration().contains(QStringLiteral("A[3,1] * B[1,7], k = 1 of 784")));
+  }
+
+  void followingACellOfAnotherBlockRetraces() {
+    KernelView view;
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(launchAndWait(view, {"smem_tiled", 40, 37, 33, 8, 0}));
+    QCOMPARE(view.model().result()->tracedBlock, 0u);
+    QSignalSpy ready(&view, &KernelView::launchReady);
+    view.selectCell(21, 30);  // block (3, 2): x over columns
+    QVERIFY(ready.wait(kSimTimeoutMs) || ready.count() > 0);
+    QCOMPARE(view.model().result()->tracedBlock, 2u * 5u + 3u);
+    QVERIFY(view.model().followedCell());
+    QVERIFY2(view.narration().startsWith(QStringLiteral("thread (6,5) of block (3,2) stages")),
+             qPrintable(view.narration()));
+    QCOMPARE(view.launch().m, 40);
+  }
+
+  void badInputIsRefused_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("tpb");
+    QTest::addRow("M 0") << "naive" << 0 << 16;
+    QTest::addRow("TPB 64") << "naive" << 5 << 64;
+    QTest::addRow("gather_bmm") << "gather_bmm" << 5 << 16;
+  }
+  void badInputIsRefused() {
+    QFETCH(QString, kernel);
+    QFETCH(int, m);
+    QFETCH(int, tpb);
+    KernelView view;
+    QVERIFY(launchAndWait(view, {"naive", 5, 8, 10, 16, 0}));
+    QSignalSpy failed(&view, &KernelView::launchFailed);
+    view.setLaunch({kernel, m, 8, 10, tpb, 0});
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(!failed.first().at(0).toString().isEmpty());
+    QCOMPARE(view.launch().m, 5);  // the shown launch stays
+    QCOMPARE(view.launch().kernel, QStringLiteral("naive"));
+    for (QSpinBox* box : view.findChildren<QSpinBox*>()) {
+      QCOMPARE(box->minimum(), 1);  // the fields refuse what checkKernelLaunch would
+      QVERIFY(box->maximum() == 32 || box->maximum() == 100000);
+    }
+  }
+
+  void diagnosticCellsAreMarked() {
+    // the registry's kernels are correct, so a race is added to a real launch's report
+    auto result = std::make_shared<KernelLaunchResult>(
+        *simulateKernelLaunch({"smem_tiled", 12, 9, 10, 4, 0}, 0));
+    matmulviz::sim::Diagnostic d;
+    d.kind = matmulviz::sim::DiagnosticKind::SharedRace;
+    d.block = {1, 2, 0};
+    d.thread = {3, 1, 0};
+    d.array = "C";
+    d.index = {9, 7};  // the racing thread's own element: x over columns
+    d.message = "a race";
+    result->run.report.diagnostics.push_back(d);
+    result->run.report.diagnosticCounts.sharedRaces = 1;
+    KernelLaunchModel model;
+    model.setResult(result);
+    KernelCanvas canvas(&model);
+    canvas.resize(900, 700);
+    const QImage frame = canvas.renderImage(canvas.size());
+    const QColor red = KernelPalette::standard().diagnostic;
+    QCOMPARE(QColor(frame.pixel(canvas.cellCenter(9, 7).toPoint())), red);
+    QVERIFY(QColor(frame.pixel(canvas.cellCenter(0, 0).toPoint())) != red);
+    if (const QString dir = qEnvironmentVariable("MATMULVIZ_TEST_PNG_DIR"); !dir.isEmpty()) {
+      frame.save(dir + QStringLiteral("/kernel_view_diagnostic.png"));
+    }
+  }
+
+  void presentationModeToggles() {
+    KernelView view;
+    view.resize(1200, 800);
+    QVERIFY(launchAndWait(view, {"naive", 5, 784, 10, 16, 0}));
+    view.selectCell(3, 7);
+    const QImage normal = view.renderFrame(QSize(1000, 700));
+    view.setPresentationMode(true);
+    QVERIFY(view.presentationMode());
+    const QImage classroom = view.renderFrame(QSize(1000, 700));
+    QVERIFY(classroom != normal);
+    view.setPresentationMode(false);
+    QVERIFY(!view.presentationMode());
+    QCOMPARE(view.renderFrame(QSize(1000, 700)), normal);
+  }
+};
+
+QTEST_MAIN(TestKernelView)
+#include "test_kernel_view.moc"
