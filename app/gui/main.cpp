@@ -1,0 +1,66 @@
+// matmulviz: the desktop app. Composition only: options, the main window, and (for
+// scripts/screenshot) the screenshot tour.
+#include "app/gui/screenshot_tour.h"
+#include "ui/widgets/main_window.h"
+#include "ui/widgets/scenario_panel.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("matmulviz");
+  QApplication::setApplicationName("matmulviz");
+  QApplication::setApplicationVersion("0.1.0");
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(
+      "How a matrix multiplication executes on a GPU and what memory it costs.");
+  cli.addHelpOption();
+  cli.addVersionOption();
+  const QCommandLineOption present("present", "Start in classroom mode (full screen, large).");
+  const QCommandLineOption preset("preset", "Start with the preset <name> (seed000, small, ...).",
+                                  "name");
+  const QCommandLineOption view("view", "Start on <view>: kernel, strategies, memory, gradients.",
+                                "view");
+  const QCommandLineOption run("run", "Run the strategies as soon as the window opens.");
+  const QCommandLineOption history("history", "Keep the run history in <file>.", "file");
+  const QCommandLineOption shots("screenshots",
+                                 "Visit every view with a small scenario, save PNGs into <dir> "
+                                 "and quit (used by scripts/screenshot).",
+                                 "dir");
+  cli.addOptions({present, preset, view, run, history, shots});
+  cli.process(app);
+
+  using matmulviz::ui::MainWindow;
+  MainWindow window(cli.value(history));
+  if (cli.isSet(preset) && !window.scenarioPanel()->selectPreset(cli.value(preset))) {
+    std::fprintf(stderr, "matmulviz: --preset: unknown preset '%s'\n",
+                 qPrintable(cli.value(preset)));
+    return 2;
+  }
+  const QStringList views{"kernel", "strategies", "memory", "gradients"};
+  if (cli.isSet(view)) {
+    const int index = views.indexOf(cli.value(view).toLower());
+    if (index < 0) {
+      std::fprintf(stderr, "matmulviz: --view: '%s' is not one of %s\n",
+                   qPrintable(cli.value(view)), qPrintable(views.join(", ")));
+      return 2;
+    }
+    window.showView(MainWindow::View(index));
+  }
+  if (cli.isSet(shots)) {
+    auto* tour = new matmulviz::app::ScreenshotTour(window, cli.value(shots), &app);
+    QTimer::singleShot(0, tour, &matmulviz::app::ScreenshotTour::start);
+    window.resize(1600, 1000);
+    window.show();
+    return app.exec();
+  }
+  window.show();
+  if (cli.isSet(present)) window.setClassroomMode(true);
+  if (cli.isSet(run)) QTimer::singleShot(0, &window, &MainWindow::runStrategies);
+  return app.exec();
+}

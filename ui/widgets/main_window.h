@@ -1,0 +1,102 @@
+#pragma once
+// The main window: the scenario panel (a dock) beside five views in tabs (Kernel, Strategies,
+// Memory, Gradients, Multi-head), runs on a worker thread with progress and Cancel in the status
+// bar, classroom mode, and persistence (window layout and last scenario in QSettings, the run
+// history in a JSON file in the user's data folder, saved after every run and on exit).
+
+#include "core/report/strategies_report.h"
+#include "ui/models/scenario.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+
+namespace matmulviz::ui {
+
+class GradientsView;
+class KernelView;
+class LadderView;
+class MemoryView;
+class MultiheadView;
+class RunController;
+class RunHistory;
+class ScenarioPanel;
+class StrategiesView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// `historyPath`: where the run history is kept (empty: the user's data folder).
+  explicit MainWindow(const QString& historyPath = QString(), QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  enum class View { Kernel, Strategies, Memory, Gradients, Multihead };
+  void showView(View v);
+  /// Classroom mode: full screen, larger fonts, high-contrast palette, large narration.
+  void setClassroomMode(bool on);
+  bool classroomMode() const { return classroom_; }
+
+  ScenarioPanel* scenarioPanel() const { return panel_; }
+  KernelView* kernelView() const { return kernelView_; }
+  StrategiesView* strategiesView() const { return strategiesView_; }
+  MemoryView* memoryView() const { return memoryView_; }
+  GradientsView* gradientsView() const { return gradientsView_; }
+  MultiheadView* multiheadView() const { return multiheadView_; }
+  LadderView* ladderView() const { return ladderView_; }
+  RunController* runController() const { return runner_; }
+  RunHistory* history() const { return history_; }
+  /// The message of the last failed run ("" when the last run succeeded).
+  QString lastError() const;
+
+ public slots:
+  void runStrategies();
+  void cancelRun();
+  void openPresetFile();
+  void exportAll();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void buildLessonsMenu(QMenu* view);
+  void buildStatusBar();
+  void wireRunner();
+  void onFinished(std::shared_ptr<const StrategiesReport> report, const Scenario& scenario,
+                  double wallSeconds);
+  void onFailed(const QString& message, const Scenario& scenario);
+  void showError(const QString& message);
+  void restoreSession();
+  void saveSession();
+  void saveHistory();
+  void startLesson(int lesson);
+
+  ScenarioPanel* panel_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  KernelView* kernelView_ = nullptr;
+  StrategiesView* strategiesView_ = nullptr;
+  MemoryView* memoryView_ = nullptr;
+  GradientsView* gradientsView_ = nullptr;
+  MultiheadView* multiheadView_ = nullptr;
+  LadderView* ladderView_ = nullptr;
+  RunController* runner_ = nullptr;
+  RunHistory* history_ = nullptr;
+  QLabel* banner_ = nullptr;
+  QLabel* statusText_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QAction* classroomAction_ = nullptr;
+  QString historyPath_;
+  std::shared_ptr<const StrategiesReport> lastReport_;
+  bool classroom_ = false;
+  QFont normalFont_;
+  QPalette normalPalette_;
+};
+
+}  // namespace matmulviz::ui

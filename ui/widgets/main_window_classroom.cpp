@@ -1,0 +1,108 @@
+// Classroom mode and the preset lessons of the main window (see main_window.h).
+#include "ui/widgets/gradients_view.h"
+#include "ui/widgets/kernel_view.h"
+#include "ui/widgets/ladder_view.h"
+#include "ui/widgets/main_window.h"
+#include "ui/widgets/memory_view.h"
+#include "ui/widgets/multihead_view.h"
+#include "ui/widgets/scenario_panel.h"
+#include "ui/widgets/strategies_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QMenu>
+
+namespace matmulviz::ui {
+namespace {
+
+/// Black on white with saturated accents: readable on a projector in a lit room.
+QPalette highContrastPalette() {
+  QPalette p;
+  p.setColor(QPalette::Window, Qt::white);
+  p.setColor(QPalette::WindowText, Qt::black);
+  p.setColor(QPalette::Base, Qt::white);
+  p.setColor(QPalette::AlternateBase, QColor(235, 235, 235));
+  p.setColor(QPalette::Text, Qt::black);
+  p.setColor(QPalette::Button, QColor(230, 230, 230));
+  p.setColor(QPalette::ButtonText, Qt::black);
+  p.setColor(QPalette::Highlight, QColor(0, 60, 180));
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::ToolTipBase, Qt::black);
+  p.setColor(QPalette::ToolTipText, Qt::white);
+  return p;
+}
+
+struct Lesson {
+  const char* title;
+  const char* kernel;
+  int m, k, n, tpb;
+  const char* preset;  ///< non-null: run this preset's strategies (on meta: memory only)
+};
+
+// From seeds/001_* (the per-thread kernel) to seeds/000_* (the strategies).
+constexpr Lesson kLessons[] = {
+    {"1. One block for a 5x10 output: TPB 16, 206 of 256 threads idle", "naive", 5, 784, 10, 16,
+     nullptr},
+    {"2. The 50000x10 output: a grid of 3125 blocks", "naive", 50000, 784, 10, 16, nullptr},
+    {"3. Coalesced: x over columns", "coalesced", 40, 64, 40, 8, nullptr},
+    {"4. Shared-memory tiles, filled and consumed phase by phase", "smem_tiled", 40, 37, 33, 8,
+     nullptr},
+    {"5. The seed's strategies: why c[q] costs 2 GiB (memory only)", "naive", 5, 784, 10, 16,
+     "seed000"},
+    {"6. The same with requires_grad on a (memory only)", "naive", 5, 784, 10, 16, "seed000-grad"},
+};
+
+}  // namespace
+
+void MainWindow::buildLessonsMenu(QMenu* view) {
+  QMenu* lessons = view->addMenu(tr("&Lessons"));
+  for (int i = 0; i < int(std::size(kLessons)); ++i)
+    lessons->addAction(tr(kLessons[i].title), this, [this, i] { startLesson(i); });
+}
+
+void MainWindow::startLesson(int lesson) {
+  const Lesson& l = kLessons[lesson];
+  Scenario s = panel_->scenario();
+  if (l.preset) {
+    if (!panel_->selectPreset(QString::fromLatin1(l.preset))) return;
+    s = panel_->scenario();
+    s.config.device = DeviceKind::Meta;
+  }
+  s.kernel = QString::fromLatin1(l.kernel);
+  s.kernelM = l.m, s.kernelK = l.k, s.kernelN = l.n, s.tpb = l.tpb;
+  panel_->setScenario(s);
+  if (l.preset) {
+    showView(View::Strategies);
+    runStrategies();
+  } else {
+    showView(View::Kernel);
+  }
+}
+
+void MainWindow::setClassroomMode(bool on) {
+  if (on == classroom_) return;
+  classroom_ = on;
+  classroomAction_->setChecked(on);
+  if (on) {
+    QFont large = normalFont_;
+    large.setPointSizeF(normalFont_.pointSizeF() * 1.5);
+    QApplication::setFont(large);
+    QApplication::setPalette(highContrastPalette());
+    showFullScreen();
+  } else {
+    QApplication::setFont(normalFont_);
+    QApplication::setPalette(normalPalette_);
+    showNormal();
+  }
+  // The scenario panel is for preparing a class; the lessons menu drives it while presenting.
+  if (auto* dock = findChild<QDockWidget*>("scenarioDock")) dock->setVisible(!on);
+  kernelView_->setPresentationMode(on);
+  strategiesView_->setPresentationMode(on);
+  memoryView_->setPresentationMode(on);
+  gradientsView_->setPresentationMode(on);
+  multiheadView_->setPresentationMode(on);
+  ladderView_->setPresentationMode(on);
+}
+
+}  // namespace matmulviz::ui

@@ -1,0 +1,90 @@
+#include "ui/widgets/run_controller.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QThread>
+
+#include <cstdio>
+#include <exception>
+
+namespace matmulviz::ui {
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<std::shared_ptr<const StrategiesReport>>();
+  qRegisterMetaType<Scenario>();
+}
+
+RunController::~RunController() {
+  cancel();
+  wait(-1);
+}
+
+bool RunController::start(const Scenario& scenario) {
+  if (thread_) return false;
+  cancel_ = false;
+  thread_ = QThread::create([this, scenario] { work(scenario); });
+  connect(thread_, &QThread::finished, this, [this] {
+    thread_->deleteLater();
+    thread_ = nullptr;
+  });
+  emit started(scenario.label());
+  thread_->start();
+  return true;
+}
+
+void RunController::cancel() {
+  cancel_ = true;
+}
+
+bool RunController::wait(int ms) {
+  if (!thread_) return true;
+  const bool done = ms < 0 ? thread_->wait() : thread_->wait(QDeadlineTimer(ms));
+  if (done) QCoreApplication::sendPostedEvents(this);  // deliver finished() and the cleanup
+  return done;
+}
+
+double RunController::fractionOf(const std::string& message, const Scenario& s) const {
+  // "<strategy>: run r of R" (core/strategies/runner.cpp)
+  const auto& names = s.config.strategies;
+  for (size_t x = 0; x < names.size(); ++x) {
+    if (message.rfind(names[x] + ": run ", 0) != 0) continue;
+    int r = 0, total = 1;
+    if (std::sscanf(message.c_str() + names[x].size(), ": run %d of %d", &r, &total) == 2 &&
+        total > 0)
+      return (double(x) + double(r - 1) / total) / double(names.size());
+  }
+  return -1;
+}
+
+void RunController::work(const Scenario& scenario) {
+  QElapsedTimer clock;
+  clock.start();
+  auto post = [this](auto fn) { QMetaObject::invokeMethod(this, fn, Qt::QueuedConnection); };
+  try {
+    RunConfig config = scenario.config;
+    config.recordTimeline = true;
+    config.keepOutputs = true;
+    const bool withData = config.device != DeviceKind::Meta;
+    Inputs inputs = makeRandomInputs(config.workload, config.seed, withData);
+    StrategyRunner runner(config, inputs);
+    ProgressFn progressFn = [&](const std::string& message) {
+      const double f = fractionOf(message, scenario);
+      const QString text = QString::fromStdString(message);
+      post([this, text, f] { emit progress(text, f); });
+    };
+    if (withData) runner.checkFitsInHostMemory(progressFn);
+    auto report = std::make_shared<const StrategiesReport>(runner.run(progressFn, &cancel_));
+    const double wall = double(clock.nsecsElapsed()) * 1e-9;
+    if (cancel_)
+      post([this, report, scenario] { emit cancelled(report, scenario); });
+    else
+      post([this, report, scenario, wall] { emit finished(report, scenario, wall); });
+  } catch (const std::exception& e) {
+    const QString message = QString::fromUtf8(e.what());
+    post([this, message, scenario] { emit failed(message, scenario); });
+  }
+}
+
+}  // namespace matmulviz::ui

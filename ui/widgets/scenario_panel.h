@@ -1,0 +1,76 @@
+#pragma once
+// The scenario panel: presets, the strategies workload (N, M, I, J, K, batch, dtype), the grad
+// flags, device, strategies, repeats, backward, and the kernel launch (kernel, M, K, N, TPB).
+// Every field refuses bad input itself (spin-box ranges shown in tooltips, a validated size
+// field), so a Scenario read from the panel is always valid.
+
+#include "ui/models/scenario.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace matmulviz::ui {
+
+class ScenarioPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ScenarioPanel(QWidget* parent = nullptr);
+
+  /// The scenario the fields describe.
+  Scenario scenario() const;
+  /// Shows `s` in the fields (values outside a field's range are clamped by the field).
+  void setScenario(const Scenario& s);
+  /// Shows a kernel launch in the kernel fields without emitting kernelChanged.
+  void setKernelLaunch(const QString& kernel, int m, int k, int n, int tpb);
+  /// Loads a preset JSON file; on a parse error returns false with a message naming the file
+  /// and the line ("x.json:3: ..."), leaving the fields as they were.
+  bool loadPresetFile(const QString& path, QString* error);
+  /// Selects the embedded preset `name` ("seed000", "small", ...); false when unknown.
+  bool selectPreset(const QString& name);
+  /// Enables Run or Cancel according to whether a run is in flight.
+  void setRunning(bool running);
+  /// True when every field holds an acceptable value (the size field may not).
+  bool isValid() const;
+
+ signals:
+  void runRequested();
+  void cancelRequested();
+  /// The kernel fields changed (the Kernel view re-simulates).
+  void kernelChanged();
+  void scenarioChanged();
+
+ private:
+  QWidget* buildPresetRow();
+  QWidget* buildWorkloadGroup();
+  QWidget* buildFlagsGroup();
+  QWidget* buildKernelGroup();
+  QSpinBox* sizeBox(int min, int max, const QString& tip);
+  void updateSummary();
+  void validateDeviceMemory();
+
+  QComboBox* preset_ = nullptr;
+  QSpinBox *n_ = nullptr, *m_ = nullptr, *i_ = nullptr, *j_ = nullptr, *k_ = nullptr,
+           *batch_ = nullptr;
+  QComboBox* dtype_ = nullptr;
+  QCheckBox *gradA_ = nullptr, *gradC_ = nullptr, *backward_ = nullptr;
+  QComboBox* device_ = nullptr;
+  QLineEdit* deviceMemory_ = nullptr;
+  QList<QCheckBox*> strategies_;
+  QSpinBox* repeats_ = nullptr;
+  QComboBox* kernel_ = nullptr;
+  QSpinBox *kM_ = nullptr, *kK_ = nullptr, *kN_ = nullptr, *tpb_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QLabel* error_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QString title_ = QStringLiteral("custom");
+  bool loading_ = false;
+};
+
+}  // namespace matmulviz::ui
