@@ -2,6 +2,8 @@
 // (DISPLAY and WAYLAND_DISPLAY removed, QT_QPA_PLATFORM unset: the command picks offscreen) and
 // writes non-empty PNG, SVG, PDF, CSV and JSON files; bad input exits 2 naming the argument.
 
+#include "tests/common/cli_process.h"
+
 #include <QtTest/QtTest>
 
 #include <QJsonArray>
@@ -14,38 +16,12 @@ namespace {
 
 constexpr int kTimeoutMs = 120'000;
 
-struct CliResult {
-  bool finished = false;
-  int exitCode = -1;
-  QByteArray out, err;
-  QString describe() const {
-    return QStringLiteral("exit code %1, finished %2; stderr: %3")
-        .arg(exitCode)
-        .arg(finished)
-        .arg(QString::fromUtf8(err.right(2000)));
-  }
-};
+using matmulviz::testing::CliResult;
 
 /// Runs matmulviz-cli with `args` and no display.
 CliResult runCli(const QStringList& args) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(var);
-  p.setProcessEnvironment(env);
-  p.setProgram(QStringLiteral(MATMULVIZ_CLI_PATH));
-  p.setArguments(args);
-  p.start();
-  CliResult r;
-  if (!p.waitForStarted()) return r;
-  r.finished = p.waitForFinished(kTimeoutMs);
-  if (!r.finished) {
-    p.kill();
-    p.waitForFinished();
-  }
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
+  return matmulviz::testing::runCliProcess(QStringLiteral(MATMULVIZ_CLI_PATH), args,
+                                           {kTimeoutMs, {}, true});
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include "core/io/npy.h"
 #include "core/tensor/tensor.h"
 
+#include "tests/common/cli_process.h"
+
 #include <QtTest/QtTest>
 
 #include <QDir>
@@ -25,21 +27,10 @@ constexpr bool kSanitizedBuild = true;
 constexpr bool kSanitizedBuild = false;
 #endif
 
-struct CliResult {
-  int exitCode = -1;
-  bool ok = false;  ///< finished normally
-  QByteArray out, err;
-};
+using matmulviz::testing::CliResult;
 
 CliResult runCli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(MATMULVIZ_CLI_PATH), args);
-  CliResult r;
-  r.ok = p.waitForFinished(120'000) && p.exitStatus() == QProcess::NormalExit;
-  r.exitCode = p.exitCode();
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
+  return matmulviz::testing::runCliProcess(QStringLiteral(MATMULVIZ_CLI_PATH), args);
 }
 
 QJsonObject parse(const QByteArray& bytes) {
@@ -69,7 +60,7 @@ class TestCliMultihead : public QObject {
                 "--h",        "16",      "--e", "4",          "--heads",
                 "4",          "--top-p", "0.1", "--top-k",    "3",
                 "--backward", "--json",  "-",   "--timeline", dir_.filePath("trace.json")});
-    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.ok() && r.exitCode == 0, r.err.constData());
     QFile trace(dir_.filePath("trace.json"));
     QVERIFY(trace.open(QIODevice::ReadOnly));
     QVERIFY(!QJsonDocument::fromJson(trace.readAll()).isNull());
@@ -91,7 +82,7 @@ class TestCliMultihead : public QObject {
 
   void withoutBackwardNothingSaved() {
     const CliResult r = runCli({"multihead", "--top-p", "0.2", "--json", "-"});
-    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.ok() && r.exitCode == 0, r.err.constData());
     const QJsonObject j = parse(r.out);
     QVERIFY(j["saved_for_backward"].toArray().isEmpty());
     QVERIFY(j["norms"].toObject()["dA1"].isNull());
@@ -144,7 +135,7 @@ class TestCliMultihead : public QObject {
     const QString json = dir_.filePath("report.json");
     QFile::remove(json);
     const CliResult r = runCli(QStringList{"multihead", "--json", json} + args);
-    QVERIFY(r.ok);
+    QVERIFY(r.ok());
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(argName.toUtf8()), r.err.constData());
     QVERIFY(!QFile::exists(json));
@@ -156,13 +147,13 @@ class TestCliMultihead : public QObject {
                              "6",         "--e",     "5", "--heads", "3",       "--top-p",
                              "0.2",       "--top-k", "4", "--dtype", "bfloat16"};
     CliResult r = runCli(common + QStringList{"--backward", "--save-dir", first, "--json", "-"});
-    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.ok() && r.exitCode == 0, r.err.constData());
     const QJsonObject j1 = parse(r.out);
     auto f = [&](const QString& d, const char* n) { return QDir(d).filePath(QString(n) + ".npy"); };
     r = runCli(common + QStringList{"--A1", f(first, "A1"), "--P", f(first, "P"), "--W1",
                                     f(first, "W1"), "--grad-output", f(first, "grad_output"),
                                     "--save-dir", second, "--json", "-"});
-    QVERIFY2(r.ok && r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.ok() && r.exitCode == 0, r.err.constData());
     const QJsonObject j2 = parse(r.out);
     QCOMPARE(j2["t"].toInt(), j1["t"].toInt());
     QCOMPARE(j2["norms"].toObject(), j1["norms"].toObject());
@@ -190,7 +181,7 @@ class TestCliMultihead : public QObject {
     QFETCH(int, exitCode);
     QFETCH(QString, expect);
     const CliResult r = runCli(QStringList{"einsum"} + args + QStringList{"--json", "-"});
-    QVERIFY(r.ok);
+    QVERIFY(r.ok());
     QCOMPARE(r.exitCode, exitCode);
     if (exitCode == 0) {
       const QJsonObject j = parse(r.out);

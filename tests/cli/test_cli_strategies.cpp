@@ -6,6 +6,8 @@
 #include "core/io/npy.h"
 #include "core/tensor/tensor.h"
 
+#include "tests/common/cli_process.h"
+
 #include <QtTest/QtTest>
 
 #include <QJsonArray>
@@ -38,43 +40,12 @@ constexpr bool kSanitizedBuild = true;
 constexpr bool kSanitizedBuild = false;
 #endif
 
-struct CliResult {
-  bool finished = false;
-  bool crashed = false;
-  int exitCode = -1;
-  QByteArray out, err;
-
-  /// For failure messages: the exit code and the end of stderr.
-  QString describe() const {
-    QString s = !finished ? QStringLiteral("did not finish")
-                : crashed ? QStringLiteral("crashed")
-                          : QStringLiteral("exit code %1").arg(exitCode);
-    return s + QStringLiteral("; stderr: ") + QString::fromUtf8(err.right(2000));
-  }
-};
+using matmulviz::testing::CliResult;
 
 /// Runs matmulviz-cli with `args` in `workingDir` (the test's own when empty).
 CliResult runCli(const QStringList& args, int timeoutMs = kFastMs, const QString& workingDir = {}) {
-  QProcess p;
-  p.setProgram(QStringLiteral(MATMULVIZ_CLI_PATH));
-  if (!workingDir.isEmpty()) p.setWorkingDirectory(workingDir);
-  p.setArguments(args);
-  p.start();
-  CliResult r;
-  if (!p.waitForStarted()) {
-    r.err = "cannot start " MATMULVIZ_CLI_PATH;
-    return r;
-  }
-  r.finished = p.waitForFinished(timeoutMs);
-  if (!r.finished) {
-    p.kill();
-    p.waitForFinished();
-  }
-  r.crashed = p.exitStatus() != QProcess::NormalExit;
-  r.exitCode = p.exitCode();
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
+  return matmulviz::testing::runCliProcess(QStringLiteral(MATMULVIZ_CLI_PATH), args,
+                                           {timeoutMs, workingDir});
 }
 
 /// The JSON object of `bytes`, or an empty object with `error` set.

@@ -1,26 +1,18 @@
 // `matmulviz-cli launch` end to end: the JSON of DESIGN.md's command-line contract, the trace
 // file, and exit code 2 with a message naming the argument for bad input.
+#include "tests/common/cli_process.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  QByteArray out;
-  QByteArray err;
-};
+using Result = matmulviz::testing::CliResult;
 
 Result runCli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(MATMULVIZ_CLI), QStringList{"launch"} + args);
-  Result r;
-  if (!p.waitForFinished(120000)) return r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
+  return matmulviz::testing::runCliProcess(QStringLiteral(MATMULVIZ_CLI),
+                                           QStringList{"launch"} + args);
 }
 
 }  // namespace
