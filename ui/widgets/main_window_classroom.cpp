@@ -12,6 +12,9 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QMenu>
+#include <QSplitter>
+
+#include <algorithm>
 
 namespace matmulviz::ui {
 namespace {
@@ -97,6 +100,11 @@ void MainWindow::setClassroomMode(bool on) {
   }
   // The scenario panel is for preparing a class; the lessons menu drives it while presenting.
   if (auto* dock = findChild<QDockWidget*>("scenarioDock")) dock->setVisible(!on);
+  // Large fonts need room: give the speed ladder a third of the Kernel tab while presenting.
+  if (auto* split = findChild<QSplitter*>("kernelSplitter")) {
+    const int h = std::max(split->height(), 600);
+    split->setSizes(on ? QList<int>{h * 2 / 3, h / 3} : QList<int>{h * 5 / 6, h / 6});
+  }
   kernelView_->setPresentationMode(on);
   strategiesView_->setPresentationMode(on);
   memoryView_->setPresentationMode(on);
