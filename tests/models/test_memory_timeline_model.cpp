@@ -98,6 +98,13 @@ void TestMemoryTimelineModel::backwardComesAfterTheStatementEnd() {
   const auto& grads = model.categorySeries(MemoryCategory::Gradients);
   QCOMPARE(grads[model.statementEndEvent() - 1], qint64(0));
   QVERIFY(*std::max_element(grads.begin(), grads.end()) > 0);
+  // Backward ops' outputs count as gradients: outputs and other stop growing after the end.
+  for (MemoryCategory c : {MemoryCategory::Outputs, MemoryCategory::Other}) {
+    const auto& series = model.categorySeries(c);
+    const qint64 atEnd = series[model.statementEndEvent() - 1];
+    for (int e = model.statementEndEvent(); e < model.eventCount(); ++e)
+      QVERIFY2(series[e] <= atEnd, qPrintable(memoryCategoryName(c)));
+  }
 }
 
 void TestMemoryTimelineModel::categoryRule_data() {

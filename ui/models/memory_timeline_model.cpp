@@ -88,6 +88,15 @@ void MemoryTimelineModel::setTimeline(const MemoryTimeline& t, const QString& st
     recordIndex.insert(r.id, static_cast<int>(records_.size()));
     records_.append({qs(r.label), qs(whyText), r.alive, memoryCategoryOf(r.label, whyText)});
   }
+  // What backward allocates ("bmm output" of a backward op, zeros, sums) is gradient memory.
+  if (t.statementEndUs > 0)
+    for (const MemoryEvent& ev : t.events) {
+      if (ev.kind != MemoryEventKind::Alloc || ev.timeUs <= t.statementEndUs) continue;
+      const int idx = recordIndex.value(ev.allocationId, -1);
+      if (idx < 0) continue;
+      MemoryCategory& c = records_[idx].category;
+      if (c == MemoryCategory::Outputs || c == MemoryCategory::Other) c = MemoryCategory::Gradients;
+    }
   const qsizetype n = static_cast<qsizetype>(t.events.size());
   rows_.reserve(n);
   for (auto* v : {&allocated_, &requested_, &reserved_}) {

@@ -15,6 +15,8 @@
 //   outputs             label is "out", or holds "output" or "result" ("bmm output",
 //                       "matmul per batch results")
 //   other               anything else (clones, sums, scratch)
+// Then an outputs or other record allocated after the end of the statement (during backward,
+// MemoryTimeline::statementEndUs) counts as gradients: backward ops' outputs, zeros and sums.
 // So c[q] saved by BmmBackward0 counts as saved for backward, and a c[q] freed before the end
 // of the statement as a gathered copy. Segment events (no record) change no category.
 
