@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 
 #include <stdexcept>
 
@@ -39,11 +40,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const int64_t nd = first.dim();
   if (nd == 0)
     throw std::invalid_argument("zero-dimensional tensor (at position 0) cannot be concatenated");
-  if (dim < -nd || dim >= nd)
-    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " +
-                            std::to_string(dim) + ")");
-  if (dim < 0) dim += nd;
+  dim = wrapDim(dim, nd);
   Shape outSizes = first.sizes();
   outSizes[dim] = 0;
   std::vector<int64_t> lengths;

@@ -2,6 +2,7 @@
 // (diagonal_backward: the gradient written into the diagonal of zeros of the input's shape).
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,15 +10,6 @@
 namespace matmulviz {
 
 namespace {
-
-int64_t wrap(int64_t d, int64_t nd) {
-  const int64_t w = d < 0 ? d + nd : d;
-  if (w < 0 || w >= nd)
-    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " +
-                            std::to_string(d) + ")");
-  return w;
-}
 
 class DiagonalBackward final : public Node {
  public:
@@ -41,8 +33,8 @@ class DiagonalBackward final : public Node {
 
 Tensor diagonal(const Tensor& t, int64_t dim1, int64_t dim2) {
   const int64_t nd = t.dim();
-  dim1 = wrap(dim1, nd);
-  dim2 = wrap(dim2, nd);
+  dim1 = wrapDim(dim1, nd);
+  dim2 = wrapDim(dim2, nd);
   if (dim1 == dim2)
     throw std::invalid_argument("diagonal dimensions cannot be identical " + std::to_string(dim1) +
                                 ", " + std::to_string(dim2));

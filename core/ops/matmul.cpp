@@ -5,6 +5,7 @@
 #include "core/autograd/node.h"
 #include "core/ops/gemm_kernel.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 
 #include <stdexcept>
 
@@ -89,22 +90,6 @@ void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
   if (a.device() != b.device())
     throw std::invalid_argument(std::string("expected ") + op +
                                 " operands to be on the same device");
-}
-
-/// The broadcast of two batch shapes (at::infer_size).
-Shape broadcastShapes(const Shape& a, const Shape& b) {
-  const size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw std::invalid_argument("The size of tensor a (" + std::to_string(da) +
-                                  ") must match the size of tensor b (" + std::to_string(db) +
-                                  ") at non-singleton dimension " + std::to_string(i));
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
 }
 
 /// should_fold (PyTorch 2.x): fold the larger operand into a matrix and call mm, when the

@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 #include "core/ops/strided_loop.h"
 
 #include <stdexcept>
@@ -10,22 +11,6 @@
 namespace matmulviz {
 
 namespace {
-
-/// at::infer_size: the broadcast of two shapes.
-Shape broadcastSizes(const Shape& a, const Shape& b) {
-  const size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw std::invalid_argument("The size of tensor a (" + std::to_string(da) +
-                                  ") must match the size of tensor b (" + std::to_string(db) +
-                                  ") at non-singleton dimension " + std::to_string(i));
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
 
 class MulBackward final : public Node {
  public:
@@ -61,7 +46,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
                                 std::string(dtypeName(b.dtype())));
   if (a.device() != b.device())
     throw std::invalid_argument("mul: expected both operands to be on the same device");
-  const Shape sizes = broadcastSizes(a.sizes(), b.sizes());
+  const Shape sizes = broadcastShapes(a.sizes(), b.sizes());
   OpScope op(a.device(), "mul");
   Tensor out = empty(sizes, a.dtype(), a.storage().devicePtr(), "mul output");
   if (out.hasData() && b.hasData()) {

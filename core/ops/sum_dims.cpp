@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 
 #include <stdexcept>
 
@@ -34,11 +35,7 @@ Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) 
   const int64_t nd = t.dim();
   std::vector<bool> summed(static_cast<size_t>(nd), false);
   for (int64_t d : dims) {
-    const int64_t w = d < 0 ? d + nd : d;
-    if (w < 0 || w >= nd)
-      throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                              std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " +
-                              std::to_string(d) + ")");
+    const int64_t w = wrapDim(d, nd);
     if (summed[w])
       throw std::invalid_argument("dim " + std::to_string(w) +
                                   " appears multiple times in the list of dims");

@@ -2,6 +2,7 @@
 // Rules and messages from aten/src/ATen/native/TensorShape.cpp and ATen/TensorUtils.cpp.
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,15 +12,6 @@
 namespace matmulviz {
 
 namespace {
-
-int64_t wrapDim(int64_t d, int64_t dim) {
-  const int64_t w = d < 0 ? d + dim : d;
-  if (w < 0 || w >= dim)
-    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-dim) + ", " + std::to_string(dim - 1) + "], but got " +
-                            std::to_string(d) + ")");
-  return w;
-}
 
 /// A backward that scatters the gradient of a view into zeros of the input's shape
 /// (slice_backward, select_backward: they materialise the whole input gradient).
