@@ -11,6 +11,7 @@
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
 #include "core/util/parse_size.h"
+#include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_probe.h"
 
 #include <cstdio>
@@ -183,12 +184,20 @@ int run(const Options& o, const CLI::App& cmd) {
     config = buildConfig(o, cmd);
     if (config.device == DeviceKind::Cuda) {
       const auto cuda = kernels::probeCuda();
-      std::cerr << "matmulviz-cli strategies: --device cuda: "
-                << (cuda.available ? "a CUDA device answers, but the engine's CUDA strategies "
-                                     "are not built yet"
-                                   : "CUDA is not available: " + cuda.reason)
-                << ". Use --device cpu (real data) or --device meta (memory only).\n";
-      return 1;
+      if (!cuda.available) {
+        std::cerr << "matmulviz-cli strategies: --device cuda: CUDA is not available: "
+                  << cuda.reason
+                  << ". Use --device cpu (real data) or --device meta (memory only).\n";
+        return 1;
+      }
+      if (config.workload.dtype != DType::Float32)
+        throw std::invalid_argument(
+            "--dtype " + std::string(dtypeName(config.workload.dtype)) +
+            ": the engine computes on a CUDA device in float32 only for now; use --device cpu "
+            "for 16-bit dtypes");
+      config.deviceFactory = [](CachingAllocator::Options options) {
+        return kernels::cuda::makeCudaDevice(options);
+      };
     }
     checkOutputPath(o.json, "--json");
     if (o.timeline == "-")
@@ -233,6 +242,9 @@ int run(const Options& o, const CLI::App& cmd) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
+  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: the device failed
+    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
+    return 1;
   }
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
   auto json = toJson(report);
@@ -286,7 +298,10 @@ Action addStrategiesCommand(CLI::App& app) {
          "(default 3)",
          "INT");
   option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)", "INT");
-  option("--device", o->device, "cpu (real data, BLAS) | meta (memory only) | cuda", "DEVICE");
+  option("--device", o->device,
+         "cpu (real data, BLAS) | meta (memory only) | cuda (the GPU: engine kernels, cuBLAS; "
+         "float32)",
+         "DEVICE");
   option("--device-memory", o->deviceMemory, "capacity of the simulated device, e.g. 1GiB", "SIZE");
   cmd->add_flag("--backward", o->backward,
                 "also run backward with a random grad_output and check dA, dC");

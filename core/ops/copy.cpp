@@ -48,6 +48,13 @@ class AddBackward final : public Node {
 void copyInto(const Tensor& dst, const Tensor& src) {
   checkSameShape(dst, src, "copy_");
   if (!dst.hasData() || !src.hasData()) return;  // meta: nothing to move
+  if (dst.numel() == 0) return;
+  if (ComputeBackend* be = dst.compute() ? dst.compute() : src.compute()) {
+    if (src.compute() && src.compute() != be)
+      throw std::invalid_argument("copy_: tensors on two different devices with their own memory");
+    be->copy(dst, src);  // on the device, or a transfer to/from the host
+    return;
+  }
   char* d = static_cast<char*>(dst.dataPtr());
   const char* s = static_cast<const char*>(src.dataPtr());
   if (dst.dtype() == src.dtype()) {
@@ -120,6 +127,11 @@ void addInPlace(const Tensor& a, const Tensor& b) {
   checkSameShape(a, b, "add_");
   if (!a.hasData() || !b.hasData()) return;
   if (a.dtype() != b.dtype()) throw std::invalid_argument("add_: dtypes differ");
+  if (a.numel() == 0) return;
+  if (ComputeBackend* be = a.compute()) {
+    be->addInPlace(a, b);
+    return;
+  }
   detail::dispatchFloating(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     void* pa = a.dataPtr();

@@ -177,7 +177,10 @@ TensorList GatherBmmBackward::apply(TensorList&& grads) {
   Tensor dA, dC;
   if (needsInputGrad(0)) dA = empty(aSizes_, dO.dtype(), device, "grad of a");
   if (needsInputGrad(1)) dC = zeros(cSizes_, dO.dtype(), device, "grad of c");
-  if (dO.hasData()) {
+  if (ComputeBackend* be = dO.compute(); be && dO.numel() > 0) {
+    if (dA.defined()) be->gatherBmmGradA(dA, dO, c_.get(), qOnDevice);
+    if (dC.defined()) be->gatherBmmGradC(dC, a_.get(), dO, qOnDevice);
+  } else if (dO.hasData()) {
     const Groups g = groupByIndex(q_, cSizes_[0]);
     const int64_t I = aSizes_[1], J = aSizes_[2], K = cSizes_[2];
     dispatchAcc(dO.dtype(), [&](auto tag, auto zero) {
@@ -231,7 +234,9 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
   if (a.dtype() != c.dtype()) throw std::invalid_argument("gather_bmm: a and c dtypes differ");
   const int64_t M = c.size(0);
   if (q.hasData()) {
-    const Tensor qc = q.isContiguous() ? q : clone(q);
+    const Tensor qc = q.compute()        ? toDevice(q, nullptr, "q on the host")
+                      : q.isContiguous() ? q
+                                         : clone(q);
     for (int64_t n = 0; n < qc.numel(); ++n) {
       const int64_t v = qc.data<int64_t>()[n];
       if (v < 0 || v >= M)
@@ -247,7 +252,10 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
     const Tensor qOnDevice = q.deviceKind() == DeviceKind::Host && device
                                  ? toDevice(q, device, "q copied to the device")
                                  : q;
-    if (out.hasData() && a.hasData() && q.hasData()) forward(out, a, c, groupByIndex(q, M));
+    if (ComputeBackend* be = out.compute(); be && out.numel() > 0)
+      be->gatherBmm(out, a, c, qOnDevice);
+    else if (out.hasData() && a.hasData() && q.hasData())
+      forward(out, a, c, groupByIndex(q, M));
   }
   if (anyRequiresGrad({&a, &c})) {
     auto node = std::make_shared<GatherBmmBackward>(a, c, q, a.requiresGrad(), c.requiresGrad());

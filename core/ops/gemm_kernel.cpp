@@ -56,6 +56,13 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!out.hasData() || !a.hasData() || !b.hasData()) return;
   const int64_t B = a.size(0), n = a.size(1), m = a.size(2), p = b.size(2);
   if (B == 0 || n == 0 || p == 0) return;
+  if (ComputeBackend* be = out.compute()) {
+    if (m == 0)
+      be->fillZero(out);
+    else
+      be->gemm(out, a, b);
+    return;
+  }
   if (m == 0) {
     std::fill_n(static_cast<char*>(out.dataPtr()), out.nbytes(), 0);
     return;

@@ -14,7 +14,9 @@ namespace {
 /// Checks every index against [-size, size) before anything is allocated.
 void checkBounds(const Tensor& indices, int64_t size) {
   if (!indices.hasData()) return;
-  const Tensor idx = indices.isContiguous() ? indices : clone(indices);
+  const Tensor idx = indices.compute()        ? toDevice(indices, nullptr, "index on the host")
+                     : indices.isContiguous() ? indices
+                                              : clone(indices);
   const auto* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     if (p[i] < -size || p[i] >= size)
@@ -45,7 +47,11 @@ void forEachIndex(const Tensor& indices, int64_t size, F&& fn) {
 
 /// out[i] += g[i-th row] for each index i (index_put_ accumulate, a scatter-add).
 void scatterAddRows(const Tensor& out, const Tensor& indices, const Tensor& g) {
-  if (!out.hasData()) return;
+  if (!out.hasData() || g.numel() == 0) return;
+  if (ComputeBackend* be = out.compute()) {
+    be->indexAddRows(out, indices.isContiguous() ? indices : clone(indices), g);
+    return;
+  }
   const int64_t rows = out.size(0);
   const Tensor gc = contiguous(g);
   const int64_t inner = rowElements(out);
@@ -60,6 +66,28 @@ void scatterAddRows(const Tensor& out, const Tensor& indices, const Tensor& g) {
   });
 }
 
+/// out[i] = t[indices[i]] on the host: one memcpy per row when t's rows are dense.
+void gatherRows(const Tensor& out, const Tensor& t, const Tensor& indices) {
+  const int64_t rows = t.size(0);
+  const bool rowsContiguous = t.dim() == 1 || select(t, 0, 0).isContiguous();
+  const int64_t inner = rowElements(t);
+  const int64_t es = t.elementSize();
+  char* dst = static_cast<char*>(out.dataPtr());
+  if (rowsContiguous) {
+    const char* base = static_cast<const char*>(t.dataPtr());
+    forEachIndex(indices, rows, [&](int64_t i, int64_t r) {
+      std::memcpy(dst + i * inner * es, base + r * t.stride(0) * es,
+                  static_cast<size_t>(inner * es));
+    });
+    return;
+  }
+  Shape flat{indices.numel()};
+  flat.insert(flat.end(), t.sizes().begin() + 1, t.sizes().end());
+  const Tensor outRows = view(out, flat);
+  forEachIndex(indices, rows,
+               [&](int64_t i, int64_t r) { copyInto(select(outRows, 0, i), select(t, 0, r)); });
+}
+
 class IndexBackward final : public Node {
  public:
   IndexBackward(Shape selfSizes, Tensor indices)
@@ -70,7 +98,7 @@ class IndexBackward final : public Node {
     Tensor gi = zeros(selfSizes_, g[0].dtype(), g[0].storage().devicePtr(),
                       "grad of indexed input (index_put_)");
     const Tensor onDevice = indexOnDevice(indices_, gi);
-    scatterAddRows(gi, indices_, g[0]);
+    scatterAddRows(gi, gi.compute() ? onDevice : indices_, g[0]);
     return {gi};
   }
 
@@ -86,7 +114,8 @@ Tensor index(const Tensor& t, const Tensor& indices) {
     throw std::invalid_argument("tensors used as indices must be long, int, byte or bool tensors");
   if (indices.dim() == 0) {
     if (!indices.hasData()) throw std::invalid_argument("a 0-dim meta index has no value");
-    return select(t, 0, static_cast<int64_t>(indices.item()));  // indexes like a Python int
+    const Tensor host = indices.compute() ? toDevice(indices, nullptr, "index") : indices;
+    return select(t, 0, static_cast<int64_t>(host.item()));  // indexes like a Python int
   }
   if (t.dim() == 0) throw std::out_of_range("too many indices for tensor of dimension 0");
   const int64_t rows = t.size(0);
@@ -98,23 +127,10 @@ Tensor index(const Tensor& t, const Tensor& indices) {
   Tensor out = empty(outSizes, t.dtype(), t.storage().devicePtr(), "indexed copy");
   if (out.hasData() && indices.hasData() && out.numel() > 0) {
     NoGradGuard noGrad;  // the gather itself builds no graph
-    const bool rowsContiguous = t.dim() == 1 || select(t, 0, 0).isContiguous();
-    const int64_t inner = rowElements(t);
-    const int64_t es = t.elementSize();
-    char* dst = static_cast<char*>(out.dataPtr());
-    if (rowsContiguous) {
-      const char* base = static_cast<const char*>(t.dataPtr());
-      forEachIndex(indices, rows, [&](int64_t i, int64_t r) {
-        std::memcpy(dst + i * inner * es, base + r * t.stride(0) * es,
-                    static_cast<size_t>(inner * es));
-      });
-    } else {
-      Shape flat{indices.numel()};
-      flat.insert(flat.end(), t.sizes().begin() + 1, t.sizes().end());
-      const Tensor outRows = view(out, flat);
-      forEachIndex(indices, rows,
-                   [&](int64_t i, int64_t r) { copyInto(select(outRows, 0, i), select(t, 0, r)); });
-    }
+    if (ComputeBackend* be = out.compute())
+      be->indexRows(out, t, onDevice.isContiguous() ? onDevice : clone(onDevice));
+    else
+      gatherRows(out, t, indices);
   }
   if (anyRequiresGrad({&t})) {
     auto node = std::make_shared<IndexBackward>(t.sizes(), indices);

@@ -53,17 +53,20 @@ Tensor mul(const Tensor& a, const Tensor& b) {
     NoGradGuard noGrad;
     copyInto(out, expand(a, sizes));
     const Tensor be = expand(b, sizes);
-    detail::dispatchFloating(out.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      void* po = out.dataPtr();
-      const void* pb = be.dataPtr();
-      detail::forEachRun(sizes, out.strides(), be.strides(),
-                         [&](int64_t oo, int64_t ob, int64_t n, int64_t so, int64_t sb) {
-                           for (int64_t i = 0; i < n; ++i)
-                             T::store(po, oo + i * so,
-                                      T::load(po, oo + i * so) * T::load(pb, ob + i * sb));
-                         });
-    });
+    if (ComputeBackend* backend = out.compute())
+      backend->mulInPlace(out, be);
+    else
+      detail::dispatchFloating(out.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        void* po = out.dataPtr();
+        const void* pb = be.dataPtr();
+        detail::forEachRun(sizes, out.strides(), be.strides(),
+                           [&](int64_t oo, int64_t ob, int64_t n, int64_t so, int64_t sb) {
+                             for (int64_t i = 0; i < n; ++i)
+                               T::store(po, oo + i * so,
+                                        T::load(po, oo + i * so) * T::load(pb, ob + i * sb));
+                           });
+      });
   }
   if (anyRequiresGrad({&a, &b})) {
     auto node = std::make_shared<MulBackward>(a, b);

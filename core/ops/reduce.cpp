@@ -40,6 +40,10 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
                                   std::to_string(t.size(d)));
     }
   }
+  if (ComputeBackend* be = t.compute()) {
+    be->sumInto(out, outStrides, t);
+    return out;
+  }
   // Accumulate in double and round once, as PyTorch accumulates float16/bfloat16 in float32.
   std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
   detail::dispatchFloating(t.dtype(), [&](auto tag) {
@@ -59,7 +63,9 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
 Tensor sum(const Tensor& t) {
   OpScope op(t.device(), "sum");
   Tensor out = zeros({}, t.dtype(), t.storage().devicePtr(), "sum");
-  if (t.hasData()) {
+  if (ComputeBackend* be = t.compute()) {
+    be->sumInto(out, Shape(static_cast<size_t>(t.dim()), 0), t);
+  } else if (t.hasData()) {
     detail::dispatchFloating(t.dtype(), [&](auto tag) {
       using T = decltype(tag);
       double acc = 0;

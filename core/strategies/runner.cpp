@@ -41,6 +41,12 @@ DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options) {
   return std::make_shared<DeviceContext>(kind, backingFor(kind), options);
 }
 
+/// Waits for the device's queued work (a GPU's kernels run asynchronously) so that a host
+/// timer read next measures it.
+void synchronize(const DevicePtr& device) {
+  if (ComputeBackend* be = device->compute()) be->synchronize();
+}
+
 /// The device copy of a host input, or (meta, no host data) an empty tensor of that shape.
 Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const DevicePtr& device,
                    const std::string& label) {
@@ -216,7 +222,7 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   report.workload = config_.workload;
   report.device = config_.device;
   const Workload& w = config_.workload;
-  const bool hasData = config_.device == DeviceKind::Cpu;
+  const bool hasData = config_.device != DeviceKind::Meta;
   if (std::find(config_.strategies.begin(), config_.strategies.end(), "strategy3") !=
           config_.strategies.end() &&
       w.n % w.batch != 0)
@@ -227,7 +233,10 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   // some backward will run.
   std::vector<BackwardOutcome> estimates(config_.strategies.size());
   bool anyBackwardRuns = false;
-  if (config_.backward && hasData && (config_.requiresGradA || config_.requiresGradC)) {
+  const bool anyGrad = config_.requiresGradA || config_.requiresGradC;
+  // A GPU's backward takes seconds at most: only the cpu device's is estimated and skipped.
+  if (config_.backward && anyGrad && config_.device != DeviceKind::Cpu) anyBackwardRuns = hasData;
+  if (config_.backward && anyGrad && config_.device == DeviceKind::Cpu) {
     for (size_t x = 0; x < config_.strategies.size(); ++x) {
       if (progress) progress("estimating the backward of " + config_.strategies[x]);
       estimates[x] = estimateBackward(findStrategy(config_.strategies[x]));
@@ -269,7 +278,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
   run.strategy = s.name;
   if (config_.requiresGradA) run.requiresGrad.push_back("a");
   if (config_.requiresGradC) run.requiresGrad.push_back("c");
-  const bool hasData = config_.device == DeviceKind::Cpu;
+  const bool hasData = config_.device != DeviceKind::Meta;
 
   run.backward.estimateBytes = estimate.estimateBytes;
   run.backward.estimateSeconds = estimate.estimateSeconds;
@@ -280,8 +289,10 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
     if (progress)
       progress(s.name + ": run " + std::to_string(r + 1) + " of " +
                std::to_string(config_.repeats));
-    auto device =
-        makeDevice(config_.device, {config_.deviceMemoryBytes, config_.recordTimeline && last});
+    const CachingAllocator::Options options{config_.deviceMemoryBytes,
+                                            config_.recordTimeline && last};
+    auto device = config_.deviceFactory ? config_.deviceFactory(options)
+                                        : makeDevice(config_.device, options);
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;
     try {
@@ -294,6 +305,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
         OpScope op(device.get(), s.name);
         out = s.run(a, c, inputs_.q, w.batch);
       }
+      synchronize(device);
       times.push_back(secondsSince(t0));
     } catch (const OutOfMemoryError& e) {
       run.ok = false;
@@ -344,6 +356,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
             OpScope op(device.get(), "backward");
             out.backward(g);
           }
+          synchronize(device);
           b.timeSeconds = secondsSince(t0);
           b.status = BackwardOutcome::Status::Ran;
           b.maxMemBytes = alloc.peak().allocatedBytes;

@@ -27,6 +27,10 @@ struct RunConfig {
   bool recordTimeline = false;
   bool keepOutputs = false;     ///< host copies of out, dA, dC (for --save-dir)
   bool checkHostMemory = true;  ///< refuse workloads that would not fit in RAM
+  /// Makes the device of each run when `device` is one the engine cannot make itself (cuda:
+  /// kernels/cuda/cuda_device.h makeCudaDevice; tests pass a simulated device). The runner
+  /// synchronizes the device's ComputeBackend before reading its timers.
+  std::function<DevicePtr(CachingAllocator::Options)> deviceFactory;
 };
 
 using ProgressFn = std::function<void(const std::string&)>;

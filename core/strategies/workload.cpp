@@ -1,5 +1,6 @@
 #include "core/strategies/workload.h"
 
+#include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
 
 #include <cmath>
@@ -125,7 +126,10 @@ double maxRelativeError(const Tensor& x, const Tensor& ref) {
   if (x.sizes() != ref.sizes())
     throw std::invalid_argument("maxRelativeError: shapes " + x.shapeString() + " and " +
                                 ref.shapeString() + " differ");
-  const auto xs = x.toDoubles(), rs = ref.toDoubles();
+  NoGradGuard noGrad;
+  // A tensor in a device's own memory is read through a host copy (cudaMemcpy).
+  const Tensor xh = x.compute() ? toDevice(x, nullptr, "host copy") : x;
+  const auto xs = xh.toDoubles(), rs = ref.toDoubles();
   double maxDiff = 0, maxRef = 0;
   for (size_t e = 0; e < xs.size(); ++e) {
     maxDiff = std::max(maxDiff, std::abs(xs[e] - rs[e]));

@@ -4,6 +4,7 @@
 // seed's q, float64 references); Cpu, Meta and Cuda tensors go through the allocator model.
 
 #include "core/memory/caching_allocator.h"
+#include "core/tensor/compute_backend.h"
 
 #include <memory>
 #include <string>
@@ -27,11 +28,16 @@ DeviceKind parseDeviceKind(std::string_view name);
 
 class DeviceContext {
  public:
-  /// `backing` must outlive this context.
-  DeviceContext(DeviceKind kind, SegmentBacking& backing, CachingAllocator::Options options)
-      : kind_(kind), backing_(backing), allocator_(backing, options) {}
+  /// `backing` (and `compute`, when given) must outlive this context. Without `compute` the
+  /// host does the arithmetic on the segments' memory (cpu); with it, the memory is the
+  /// backend's and only its primitives touch it (cuda, simulated cuda).
+  DeviceContext(DeviceKind kind, SegmentBacking& backing, CachingAllocator::Options options,
+                ComputeBackend* compute = nullptr)
+      : kind_(kind), backing_(backing), allocator_(backing, options), compute_(compute) {}
   DeviceKind kind() const { return kind_; }
   bool hasData() const { return backing_.hasData(); }
+  /// The backend that computes on this device's memory; null when the host does (cpu, meta).
+  ComputeBackend* compute() const { return compute_; }
   CachingAllocator& allocator() { return allocator_; }
   const CachingAllocator& allocator() const { return allocator_; }
 
@@ -48,6 +54,7 @@ class DeviceContext {
   DeviceKind kind_;
   SegmentBacking& backing_;
   CachingAllocator allocator_;
+  ComputeBackend* compute_ = nullptr;
 };
 
 using DevicePtr = std::shared_ptr<DeviceContext>;

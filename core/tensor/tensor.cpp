@@ -63,6 +63,9 @@ const Tensor& Tensor::setLabel(const std::string& label) const {
 
 double Tensor::item(int64_t flatIndex) const {
   if (!hasData()) throw std::logic_error("item() of a meta tensor: it has no data");
+  if (compute())
+    throw std::logic_error("item() of a tensor in " + compute()->name() +
+                           " memory: copy it to the host first");
   int64_t offset = 0;
   for (int64_t d = dim() - 1; d >= 0; --d) {
     const int64_t s = impl_->sizes[d];
@@ -75,6 +78,9 @@ double Tensor::item(int64_t flatIndex) const {
 std::vector<double> Tensor::toDoubles() const {
   std::vector<double> out;
   if (!hasData()) return out;
+  if (compute())
+    throw std::logic_error("toDoubles() of a tensor in " + compute()->name() +
+                           " memory: copy it to the host first");
   const int64_t n = numel();
   out.resize(static_cast<size_t>(n));
   if (isContiguous()) {
@@ -128,7 +134,11 @@ Tensor empty(const Shape& sizes, DType dtype, const DevicePtr& device, const std
 
 Tensor zeros(const Shape& sizes, DType dtype, const DevicePtr& device, const std::string& label) {
   Tensor t = empty(sizes, dtype, device, label);
-  if (t.hasData()) std::memset(t.dataPtr(), 0, static_cast<size_t>(t.nbytes()));
+  if (!t.hasData() || t.numel() == 0) return t;
+  if (ComputeBackend* be = t.compute())
+    be->fillZero(t);
+  else
+    std::memset(t.dataPtr(), 0, static_cast<size_t>(t.nbytes()));
   return t;
 }
 

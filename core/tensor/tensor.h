@@ -53,6 +53,12 @@ class Tensor {
   const std::shared_ptr<Storage>& storagePtr() const { return impl_->storage; }
   DeviceContext* device() const { return impl_->storage->device(); }
   DeviceKind deviceKind() const { return impl_->storage->kind(); }
+  /// The backend whose primitives compute on this tensor's memory; null when the host does
+  /// (host, cpu and meta tensors). See core/tensor/compute_backend.h.
+  ComputeBackend* compute() const {
+    const DeviceContext* d = device();
+    return d ? d->compute() : nullptr;
+  }
   /// False on the meta device: no data to read or write.
   bool hasData() const { return impl_->storage->data() != nullptr; }
   /// Address of element [0, ..., 0] (nullptr on meta).
@@ -80,6 +86,8 @@ class Tensor {
   const Tensor& setLabel(const std::string& label) const;
 
   /// Element at a flat index of the logical (row-major) order, as double. For tests and reports.
+  /// Throws std::logic_error on meta and on a device with a compute backend (copy it to the
+  /// host first: toDevice(t, nullptr, label)).
   double item(int64_t flatIndex = 0) const;
   /// All elements in row-major order as double (empty on meta).
   std::vector<double> toDoubles() const;

@@ -1,5 +1,6 @@
 // Built instead of the .cu files when the CUDA toolkit was not found at configure time: the
 // CUDA backend's functions exist and throw CudaError saying why.
+#include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_segment_backing.h"
@@ -42,5 +43,9 @@ void* CudaSegmentBacking::allocate(std::size_t) {
   unavailable();
 }
 void CudaSegmentBacking::release(void*, std::size_t) noexcept {}
+
+DevicePtr makeCudaDevice(CachingAllocator::Options, int) {
+  unavailable();
+}
 
 }  // namespace matmulviz::kernels::cuda

@@ -67,4 +67,15 @@ struct DeviceContext {
   __device__ void syncthreads() const { __syncthreads(); }
 };
 
+/// v[i] += value with the GPU's atomicAdd (float and double; sm_60 and newer have both). Found
+/// by argument-dependent lookup on DeviceContext from the engine's kernel bodies, and chosen by
+/// partial ordering over the simulator's load-and-store in kernels/engine/strided.h (its context
+/// and view types are more specialized; `value` is a non-deduced context, so the call's value
+/// type converts as it would to the view's element type).
+template <class T>
+__device__ void atomicAddAt(DeviceContext&, const sim::GlobalView<T>& v, std::int64_t i,
+                            std::remove_const_t<T> value) {
+  ::atomicAdd(&v.data[v.offset(i)], value);
+}
+
 }  // namespace matmulviz::kernels::cuda
