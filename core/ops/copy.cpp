@@ -43,6 +43,33 @@ class AddBackward final : public Node {
   TensorList apply(TensorList&& g) override { return {g[0], g[0]}; }
 };
 
+/// A transfer between the host and a device whose sides differ in dtype or layout, as
+/// PyTorch's copy_ between devices does it (aten/src/ATen/native/cuda/Copy.cu): converted and
+/// packed on the device into a contiguous temporary (the allocator sees it), packed on the host
+/// in plain memory, then moved in one piece.
+void stagedTransfer(ComputeBackend& be, const Tensor& dst, const Tensor& src) {
+  if (src.compute()) {  // device -> host
+    OpScope op(src.device(), "copy_");
+    const Tensor staged =
+        empty(src.sizes(), dst.dtype(), src.storage().devicePtr(), "copy_ staging");
+    be.copy(staged, src);
+    if (dst.isContiguous()) {
+      be.copy(dst, staged);
+    } else {
+      const Tensor host = empty(dst.sizes(), dst.dtype(), nullptr, "copy_ staging");
+      be.copy(host, staged);
+      copyInto(dst, host);
+    }
+    return;
+  }
+  OpScope op(dst.device(), "copy_");  // host -> device
+  const Tensor host = empty(src.sizes(), src.dtype(), nullptr, "copy_ staging");
+  copyInto(host, src);
+  const Tensor staged = empty(dst.sizes(), src.dtype(), dst.storage().devicePtr(), "copy_ staging");
+  be.copy(staged, host);
+  be.copy(dst, staged);
+}
+
 }  // namespace
 
 void copyInto(const Tensor& dst, const Tensor& src) {
@@ -52,7 +79,11 @@ void copyInto(const Tensor& dst, const Tensor& src) {
   if (ComputeBackend* be = dst.compute() ? dst.compute() : src.compute()) {
     if (src.compute() && src.compute() != be)
       throw std::invalid_argument("copy_: tensors on two different devices with their own memory");
-    be->copy(dst, src);  // on the device, or a transfer to/from the host
+    const bool transfer = !dst.compute() || !src.compute();
+    if (transfer && (dst.dtype() != src.dtype() || !dst.isContiguous() || !src.isContiguous()))
+      stagedTransfer(*be, dst, src);
+    else
+      be->copy(dst, src);  // on the device, or a plain transfer to/from the host
     return;
   }
   char* d = static_cast<char*>(dst.dataPtr());

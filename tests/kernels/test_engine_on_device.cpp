@@ -17,6 +17,7 @@
 
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
+#include "core/multihead/multihead.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
 #include "core/strategies/runner.h"
@@ -86,12 +87,12 @@ Outcome runCase(const Case& f, const DevicePtr& device) {
   Outcome o;
   {
     const std::vector<Tensor> results = f(device);
+    o.current = device->allocator().current();  // before the host copies below
+    o.peak = device->allocator().peak();
     for (const Tensor& t : results) {
       o.values.push_back(onHost(t));
       o.shapes.push_back(t.sizes());
     }
-    o.current = device->allocator().current();
-    o.peak = device->allocator().peak();
   }
   return o;
 }
@@ -125,7 +126,9 @@ class TestEngineOnDevice : public QObject {
     });
     QTest::addRow("to float64 and back") << Case([](const DevicePtr& d) {
       Tensor x = toDType(in(d, {7, 3}, 2), DType::Float64);
-      return std::vector<Tensor>{x, toDType(transpose(x, 0, 1), DType::Float32)};
+      Tensor strided = toDevice(transpose(hostRandom({3, 5}, 40), 0, 1), d, "from a host view");
+      return std::vector<Tensor>{x, toDType(transpose(x, 0, 1), DType::Float32), strided,
+                                 transpose(x, 0, 1)};  // copied to the host through staging
     });
     QTest::addRow("zeros") << Case([](const DevicePtr& d) {
       return std::vector<Tensor>{zeros({5, 6}, DType::Float32, d, "zeros")};
@@ -178,6 +181,20 @@ class TestEngineOnDevice : public QObject {
       Tensor out = einsum("bii,ij->bj", {x, y});
       out.backward(in(d, {3, 5}, 28));
       return std::vector<Tensor>{out, x.grad(), y.grad(), einsum("bij->", {x})};
+    });
+    QTest::addRow("multi-head matmul") << Case([](const DevicePtr& d) {
+      Tensor A1 = in(d, {2, 5, 8}, 29, true), W1 = in(d, {8, 6}, 30, true);
+      Tensor O2 = matmulWithMultiHead(A1, W1, 2);
+      O2.backward(in(d, {2, 5, 2, 6}, 31));
+      return std::vector<Tensor>{O2, A1.grad(), W1.grad()};
+    });
+    QTest::addRow("importance matmul with top_p and top_k") << Case([](const DevicePtr& d) {
+      Tensor A1 = in(d, {2, 5, 8}, 32), W1 = in(d, {8, 6}, 33);
+      Tensor P = toDevice(
+          fromDoubles({2, 5}, {.9, .1, .5, .7, .2, .3, .8, .8, .05, .6}, DType::Float32), d, "P");
+      // 6 important tokens (P >= 0.5 among each row's top 3): O3 [6, 2, 6]
+      const ImportanceResult r = matmulWithImportance(A1, P, W1, 2, 0.5, 3, in(d, {6, 2, 6}, 34));
+      return std::vector<Tensor>{r.O3, r.dA1, r.dW1};
     });
   }
 
