@@ -3,6 +3,7 @@
 // window and the history, Cancel stops a run, bad input is refused, shortcuts and classroom
 // mode work, and the history and scenario survive a restart.
 
+#include "kernels/cuda/cuda_probe.h"
 #include "ui/charts/heatmap_chart.h"
 #include "ui/charts/ladder_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
@@ -23,6 +24,7 @@
 
 #include <QtTest/QtTest>
 
+#include <QComboBox>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTabWidget>
@@ -127,6 +129,23 @@ class TestMainWindow : public QObject {
     QVERIFY(runAndWait(w, s));
     QVERIFY2(w.lastError().contains("out of memory"), qPrintable("last error: " + w.lastError()));
     QCOMPARE(w.history()->size(), before + 1);  // the failed run is in the history too
+  }
+
+  void cudaDeviceRunsOrSaysWhyNot() {
+    MainWindow w(historyPath());
+    auto* device = w.scenarioPanel()->findChild<QComboBox*>("device");
+    QVERIFY(device);
+    const int row = device->findData("cuda");
+    QVERIFY(row >= 0);  // offered, disabled with the reason when no GPU answers
+    Scenario s = smallScenario(false);
+    s.config.device = DeviceKind::Cuda;
+    QVERIFY(runAndWait(w, s));
+    if (kernels::probeCuda().available) {
+      QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    } else {
+      QVERIFY(!device->itemData(row, Qt::ToolTipRole).toString().isEmpty());
+      QVERIFY2(w.lastError().contains("CUDA"), qPrintable("last error: " + w.lastError()));
+    }
   }
 
   void cancelStopsTheRun() {

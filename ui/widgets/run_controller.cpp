@@ -1,5 +1,7 @@
 #include "ui/widgets/run_controller.h"
 
+#include "kernels/cuda/cuda_device.h"
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -66,6 +68,10 @@ void RunController::work(const Scenario& scenario) {
     RunConfig config = scenario.config;
     config.recordTimeline = true;
     config.keepOutputs = true;
+    if (config.device == DeviceKind::Cuda)  // throws CudaError saying why when there is no GPU
+      config.deviceFactory = [](CachingAllocator::Options o) {
+        return kernels::cuda::makeCudaDevice(o);
+      };
     const bool withData = config.device != DeviceKind::Meta;
     Inputs inputs = makeRandomInputs(config.workload, config.seed, withData);
     StrategyRunner runner(config, inputs);

@@ -3,6 +3,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/strategies/strategy.h"
 #include "core/util/parse_size.h"
+#include "kernels/cuda/cuda_probe.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -15,6 +16,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include <stdexcept>
@@ -146,6 +148,15 @@ QWidget* ScenarioPanel::buildFlagsGroup() {
   device_->setObjectName("device");
   device_->addItem(tr("cpu (real data)"), "cpu");
   device_->addItem(tr("meta (memory only, no data)"), "meta");
+  device_->addItem(tr("cuda (GPU: engine kernels, cuBLAS)"), "cuda");
+  if (const kernels::CudaStatus cuda = kernels::probeCuda(); !cuda.available) {
+    const int row = device_->count() - 1;
+    if (auto* items = qobject_cast<QStandardItemModel*>(device_->model()))
+      items->item(row)->setEnabled(false);
+    device_->setItemData(row,
+                         tr("CUDA is not available: %1").arg(QString::fromStdString(cuda.reason)),
+                         Qt::ToolTipRole);
+  }
   form->addRow(tr("device"), device_);
   deviceMemory_ = new QLineEdit(box);
   deviceMemory_->setObjectName("deviceMemory");
