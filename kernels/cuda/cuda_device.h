@@ -10,8 +10,10 @@ namespace matmulviz::kernels::cuda {
 
 /// A device on CUDA device `device` (0-based ordinal, as cudaSetDevice takes), accounted by an
 /// allocator model with `options` (capacityBytes: bytes the model may hand out before it
-/// reports out of memory). The context owns its segment backing and compute backend; they live
-/// as long as the returned pointer or any storage on the device.
+/// reports out of memory). Every device made on one GPU shares, for the life of the process, one
+/// compute backend (one cuBLAS handle) and one cache of cudaMalloc'd segments: each new device's
+/// allocator model starts empty, while real segments given back by an earlier one are reused
+/// for requests of the same size (released to the driver when cudaMalloc runs out).
 /// Throws CudaError "CUDA is not available: <reason>" when no device answers (probeCuda()) or
 /// the build has no CUDA backend, and CudaError when `device` cannot be selected.
 DevicePtr makeCudaDevice(CachingAllocator::Options options = {}, int device = 0);

@@ -87,10 +87,11 @@ class TestKernelVariants : public QObject {
       QCOMPARE(s.barrierWaits, 0ull);
       QCOMPARE(s.sharedLoads, 0ull);
     } else if (kernel == "smem_tiled") {
-      // every thread of the grid walks all ceil(K/T) tiles, two barriers each, T FMAs per tile
+      // every thread of the grid walks all ceil(K/T) tiles, two barriers each; the M x N
+      // threads inside C do T FMAs per tile, those past its edge none
       const std::int64_t tiles = ceilDiv(K, tpb);
       QCOMPARE(s.barrierWaits, std::uint64_t(s.threads * 2 * tiles));
-      QCOMPARE(s.fmas, std::uint64_t(s.threads * tiles * tpb));
+      QCOMPARE(s.fmas, std::uint64_t(M * N * tiles * tpb));
       QCOMPARE(s.sharedLoads, 2 * s.fmas);
       QCOMPARE(s.sharedStores, std::uint64_t(s.threads * 2 * tiles));
       // each element of A is staged by the ceil(N/T) column blocks, each of B by ceil(M/T)
