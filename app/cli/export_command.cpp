@@ -9,6 +9,7 @@
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
 #include "core/util/parse_size.h"
+#include "kernels/cuda/cuda_device.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
@@ -68,12 +69,8 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   }
   if (given("--repeats"))
     c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
-  if (given("--device")) {
-    if (o.device != "cpu" && o.device != "meta")
-      throw std::invalid_argument("--device: '" + o.device +
-                                  "' is not allowed (allowed: cpu, meta)");
-    c.device = parseDeviceKind(o.device);
-  }
+  if (given("--device")) c.device = parseDeviceKind(o.device);  // names cpu, meta, cuda
+  kernels::cuda::useCudaDeviceIfAsked(c);
   if (given("--backward")) c.backward = o.backward;
   c.recordTimeline = true;
   c.keepOutputs = true;  // dA and dC for the heatmaps
@@ -179,6 +176,9 @@ int run(const Options& o, const CLI::App& cmd) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
+  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: no GPU, or it failed
+    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
+    return 1;
   }
   const auto app = makeApplication();
   ui::RunHistory history;
@@ -221,7 +221,7 @@ Action addExportCommand(CLI::App& app) {
   option("--strategies", o->strategies,
          "comma-separated: strategy1,strategy2,strategy3,direct,fused (default: the preset's)",
          "LIST");
-  option("--device", o->device, "cpu (real data) | meta (memory only)", "DEVICE");
+  option("--device", o->device, "cpu (real data) | meta (memory only) | cuda (a GPU)", "DEVICE");
   option("--repeats", o->repeats, "runs per strategy (default: the preset's)", "INT");
   cmd->add_flag("--backward", o->backward, "also run backward (gradient heatmaps of dA and dC)");
   option("--model", o->model,

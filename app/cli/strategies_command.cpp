@@ -195,9 +195,7 @@ int run(const Options& o, const CLI::App& cmd) {
             "--dtype " + std::string(dtypeName(config.workload.dtype)) +
             ": the engine computes on a CUDA device in float32 only for now; use --device cpu "
             "for 16-bit dtypes");
-      config.deviceFactory = [](CachingAllocator::Options options) {
-        return kernels::cuda::makeCudaDevice(options);
-      };
+      kernels::cuda::useCudaDeviceIfAsked(config);
     }
     checkOutputPath(o.json, "--json");
     if (o.timeline == "-")

@@ -33,8 +33,8 @@ SegmentBacking& backingFor(DeviceKind kind) {
   }
   throw std::invalid_argument(
       "--device " + std::string(deviceKindName(kind)) +
-      ": the engine runs strategies on cpu or meta; CUDA strategies need the CUDA backend "
-      "(see `matmulviz-cli devices`)");
+      ": the engine makes cpu and meta devices itself; a cuda device comes from the CUDA "
+      "backend (RunConfig::deviceFactory, kernels/cuda/cuda_device.h useCudaDeviceIfAsked)");
 }
 
 DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options) {

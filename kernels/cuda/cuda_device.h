@@ -4,6 +4,7 @@
 // CudaComputeBackend (cuda_compute_backend.h). Plain C++: callers need no CUDA headers.
 
 #include "core/memory/caching_allocator.h"
+#include "core/strategies/runner.h"
 #include "core/tensor/device.h"
 
 namespace matmulviz::kernels::cuda {
@@ -17,5 +18,13 @@ namespace matmulviz::kernels::cuda {
 /// Throws CudaError "CUDA is not available: <reason>" when no device answers (probeCuda()) or
 /// the build has no CUDA backend, and CudaError when `device` cannot be selected.
 DevicePtr makeCudaDevice(CachingAllocator::Options options = {}, int device = 0);
+
+/// When `config` asks for the cuda device, makes the runner create each run's device with
+/// makeCudaDevice (the engine cannot make GPU devices itself); otherwise leaves it alone. The
+/// first run then throws CudaError saying why when no GPU answers.
+inline void useCudaDeviceIfAsked(RunConfig& config) {
+  if (config.device == DeviceKind::Cuda)
+    config.deviceFactory = [](CachingAllocator::Options o) { return makeCudaDevice(o); };
+}
 
 }  // namespace matmulviz::kernels::cuda

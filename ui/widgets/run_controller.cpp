@@ -68,10 +68,7 @@ void RunController::work(const Scenario& scenario) {
     RunConfig config = scenario.config;
     config.recordTimeline = true;
     config.keepOutputs = true;
-    if (config.device == DeviceKind::Cuda)  // throws CudaError saying why when there is no GPU
-      config.deviceFactory = [](CachingAllocator::Options o) {
-        return kernels::cuda::makeCudaDevice(o);
-      };
+    kernels::cuda::useCudaDeviceIfAsked(config);  // its run fails saying why without a GPU
     const bool withData = config.device != DeviceKind::Meta;
     Inputs inputs = makeRandomInputs(config.workload, config.seed, withData);
     StrategyRunner runner(config, inputs);
