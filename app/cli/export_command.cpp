@@ -69,7 +69,13 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   }
   if (given("--repeats"))
     c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
-  if (given("--device")) c.device = parseDeviceKind(o.device);  // names cpu, meta, cuda
+  if (given("--device")) {
+    try {
+      c.device = parseDeviceKind(o.device);  // cpu, meta, cuda
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--device: ") + e.what());
+    }
+  }
   kernels::cuda::useCudaDeviceIfAsked(c);
   if (given("--backward")) c.backward = o.backward;
   c.recordTimeline = true;

@@ -34,6 +34,7 @@ class TestCliExport : public QObject {
   void metaHasNoHeatmaps();
   void badInputExits2_data();
   void badInputExits2();
+  void cudaRunsOrSaysWhy();
 };
 
 void TestCliExport::writesEveryFormat_data() {
@@ -100,7 +101,8 @@ void TestCliExport::badInputExits2_data() {
   const QStringList small{"--preset", "small"};
   QTest::newRow("unknown format") << small + QStringList{"--formats", "png,bmp"}
                                   << "--formats: 'bmp'";
-  QTest::newRow("cuda") << small + QStringList{"--device", "cuda"} << "--device: 'cuda'";
+  QTest::newRow("unknown device") << small + QStringList{"--device", "tpu"}
+                                  << "--device: unknown device 'tpu'";
   QTest::newRow("unknown preset") << QStringList{"--preset", "nope"}
                                   << "--preset: unknown preset 'nope'";
   QTest::newRow("unknown strategy")
@@ -121,6 +123,20 @@ void TestCliExport::badInputExits2() {
   QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
   QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(r.describe()));
   QVERIFY(QDir(tmp.path()).isEmpty());  // nothing written
+}
+
+/// --device cuda exports from a GPU run, or (no GPU here) exits 1 saying why, writing nothing.
+void TestCliExport::cudaRunsOrSaysWhy() {
+  QTemporaryDir tmp;
+  const CliResult r = runCli({"export", "--out", tmp.path(), "--preset", "small", "--device",
+                              "cuda", "--formats", "csv", "--repeats", "1"});
+  if (matmulviz::testing::cudaAnswers(QStringLiteral(MATMULVIZ_CLI_PATH))) {
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    return;
+  }
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == 1, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains("CUDA is not available"), qPrintable(r.describe()));
+  QVERIFY(QDir(tmp.path()).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestCliExport)

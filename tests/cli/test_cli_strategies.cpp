@@ -129,6 +129,7 @@ class TestCliStrategies : public QObject {
   void numpyRoundTrip();
   void slowBackwardIsSkipped();
   void devices();
+  void cudaRunsOrSaysWhy();
   void costModelPrediction();
 };
 
@@ -671,6 +672,29 @@ void TestCliStrategies::devices() {
     QVERIFY2(words.size() >= 3, qPrintable(*line));  // name, yes/no, details or the reason
     QVERIFY2(words[1] == QStringLiteral("yes") || words[1] == QStringLiteral("no"),
              qPrintable(*line));
+  }
+}
+
+/// --device cuda runs the strategies on a GPU with the cpu device's memory numbers, or (no GPU
+/// here) exits 1 with the probe's reason.
+void TestCliStrategies::cudaRunsOrSaysWhy() {
+  const QStringList args{"strategies", "--n", "256", "--m", "16", "--repeats", "1", "--json", "-"};
+  const CliResult r = runCli(args + QStringList{"--device", "cuda"});
+  if (!matmulviz::testing::cudaAnswers(QStringLiteral(MATMULVIZ_CLI_PATH))) {
+    QVERIFY2(r.finished && !r.crashed && r.exitCode == 1, qPrintable(r.describe()));
+    QVERIFY2(QString::fromUtf8(r.err).contains("CUDA is not available"), qPrintable(r.describe()));
+    return;
+  }
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  const CliResult cpu = runCli(args + QStringList{"--device", "cpu"});
+  QString error;
+  const QJsonObject gpuReport = parseObject(r.out, &error),
+                    cpuReport = parseObject(cpu.out, &error);
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+  for (const char* s : {"strategy1", "strategy2", "strategy3", "direct", "fused"}) {
+    QCOMPARE(findRun(gpuReport, s).value("max_mem_bytes"),
+             findRun(cpuReport, s).value("max_mem_bytes"));
+    QVERIFY2(findRun(gpuReport, s).value("max_rel_err").toDouble() < 1e-5, s);
   }
 }
 

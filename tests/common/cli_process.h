@@ -63,4 +63,12 @@ inline CliResult runCliProcess(const QString& program, const QStringList& args,
   return r;
 }
 
+/// Whether `program devices` says a CUDA device answers (its "cuda yes ..." line).
+inline bool cudaAnswers(const QString& program) {
+  const CliResult r = runCliProcess(program, {QStringLiteral("devices")});
+  for (const QByteArray& line : r.out.split('\n'))
+    if (line.simplified().startsWith("cuda yes")) return true;
+  return false;
+}
+
 }  // namespace matmulviz::testing
