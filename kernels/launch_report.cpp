@@ -117,7 +117,7 @@ void writeLaunchText(std::ostream& out, const KernelVariant& variant, const Matm
       << sim::toString(r.config.blockDim) << ", shared memory " << r.config.sharedBytes
       << " bytes per block\n";
   out << "  threads " << s.threads << ": " << s.activeThreads << " active, "
-      << s.threads - s.activeThreads << " idle behind the bounds check\n";
+      << s.threads - s.activeThreads << " idle (no global access)\n";
   out << "  global loads " << s.globalLoads << " (" << s.globalLoadBytes << " bytes), stores "
       << s.globalStores << " (" << s.globalStoreBytes << " bytes); shared loads " << s.sharedLoads
       << ", stores " << s.sharedStores << "; barriers " << s.barriers << "\n";

@@ -6,6 +6,9 @@
 #include "kernels/02_coalesced.h"
 #include "kernels/03_smem_tiled.h"
 #include "kernels/04_gather_bmm.h"
+#include "kernels/05_smem_tiled_no_sync.h"
+#include "kernels/06_naive_no_bounds_check.h"
+#include "kernels/07_smem_tiled_divergent_barrier.h"
 
 namespace matmulviz::kernels {
 namespace {
@@ -62,16 +65,51 @@ sim::LaunchReport simulateCoalesced(const MatmulProblem& p, int tpb, const Matmu
                      [&](auto& ctx) { coalescedMatmul(ctx, args); });
 }
 
-sim::LaunchReport simulateSmemTiled(const MatmulProblem& p, int tpb, const MatmulInputs& in,
-                                    float* out, const sim::LaunchOptions& options) {
+/// Runs a body taking (ctx, MatmulArgs, SmemTiles) with 03's launch shape and tiles.
+template <class Kernel>
+sim::LaunchReport simulateTiled(const MatmulProblem& p, int tpb, const MatmulInputs& in, float* out,
+                                const sim::LaunchOptions& options, Kernel kernel) {
   const MatmulArgs args = matmulArgs(p, in, out);
   std::vector<sim::ArrayInfo> arrays = matmulArrays(p);
   arrays.push_back({kArrayAs, "As", true, {tpb, tpb}, 4});
   arrays.push_back({kArrayBs, "Bs", true, {tpb, tpb}, 4});
   return sim::launch(smemTiledShape(p, tpb), std::move(arrays), options, [&](auto& ctx) {
     const SmemTiles tiles = SmemTiles::carve(ctx.sharedMemory(), tpb);
-    smemTiledMatmul(ctx, args, tiles);
+    kernel(ctx, args, tiles);
   });
+}
+
+sim::LaunchReport simulateSmemTiled(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                    float* out, const sim::LaunchOptions& options) {
+  return simulateTiled(p, tpb, in, out, options,
+                       [](auto& ctx, const MatmulArgs& args, const SmemTiles& tiles) {
+                         smemTiledMatmul(ctx, args, tiles);
+                       });
+}
+
+sim::LaunchReport simulateSmemTiledNoSync(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                          float* out, const sim::LaunchOptions& options) {
+  return simulateTiled(p, tpb, in, out, options,
+                       [](auto& ctx, const MatmulArgs& args, const SmemTiles& tiles) {
+                         smemTiledNoSyncMatmul(ctx, args, tiles);
+                       });
+}
+
+sim::LaunchReport simulateSmemTiledDivergentBarrier(const MatmulProblem& p, int tpb,
+                                                    const MatmulInputs& in, float* out,
+                                                    const sim::LaunchOptions& options) {
+  return simulateTiled(p, tpb, in, out, options,
+                       [](auto& ctx, const MatmulArgs& args, const SmemTiles& tiles) {
+                         smemTiledDivergentBarrierMatmul(ctx, args, tiles);
+                       });
+}
+
+sim::LaunchReport simulateNaiveNoBoundsCheck(const MatmulProblem& p, int tpb,
+                                             const MatmulInputs& in, float* out,
+                                             const sim::LaunchOptions& options) {
+  const MatmulArgs args = matmulArgs(p, in, out);
+  return sim::launch(naiveShape(p, tpb), matmulArrays(p), options,
+                     [&](auto& ctx) { naiveNoBoundsCheckMatmul(ctx, args); });
 }
 
 sim::LaunchReport simulateGatherBmm(const MatmulProblem& p, int tpb, const MatmulInputs& in,
@@ -96,19 +134,32 @@ sim::LaunchReport simulateGatherBmm(const MatmulProblem& p, int tpb, const Matmu
 
 constexpr KernelVariant kVariants[] = {
     {"blas", "kernels/matmul_problem.cpp",
-     "the reference: OpenBLAS sgemm on the host (cuBLAS on a GPU)", true, false, nullptr, nullptr},
+     "the reference: OpenBLAS sgemm on the host (cuBLAS on a GPU)", true, false, false, nullptr,
+     nullptr},
     {"naive", "kernels/01_naive.h",
      "the lesson's kernel: thread (i, j) computes C[i, j], x over rows, 2K global loads per thread",
-     false, false, naiveShape, simulateNaive},
+     false, false, false, naiveShape, simulateNaive},
     {"coalesced", "kernels/02_coalesced.h",
      "x over columns: a warp's loads of B and stores of C are consecutive (coalesced)", false,
-     false, coalescedShape, simulateCoalesced},
+     false, false, coalescedShape, simulateCoalesced},
     {"smem_tiled", "kernels/03_smem_tiled.h",
      "TPB x TPB tiles of A and B in shared memory between barriers: TPB-fold reuse of each load",
-     false, false, smemTiledShape, simulateSmemTiled},
+     false, false, false, smemTiledShape, simulateSmemTiled},
     {"gather_bmm", "kernels/04_gather_bmm.h",
      "out[n] = a[n] @ c[q[n]] reading c through q in place: no [N, J, K] copy of c[q]", false, true,
-     gatherBmmShape, simulateGatherBmm},
+     false, gatherBmmShape, simulateGatherBmm},
+    // Wrong on purpose, for teaching: the simulator reports what each gets wrong.
+    {"smem_tiled_no_sync", "kernels/05_smem_tiled_no_sync.h",
+     "faulty on purpose: smem_tiled without the barrier after the inner product, a shared-memory "
+     "race",
+     false, false, true, smemTiledShape, simulateSmemTiledNoSync},
+    {"naive_no_bounds_check", "kernels/06_naive_no_bounds_check.h",
+     "faulty on purpose: naive without `if (i < M && j < N)`, idle threads access out of bounds",
+     false, false, true, naiveShape, simulateNaiveNoBoundsCheck},
+    {"smem_tiled_divergent_barrier", "kernels/07_smem_tiled_divergent_barrier.h",
+     "faulty on purpose: smem_tiled with its barriers inside `if (i < M && j < N)`, barrier "
+     "divergence",
+     false, false, true, smemTiledShape, simulateSmemTiledDivergentBarrier},
 };
 
 }  // namespace
@@ -124,10 +175,21 @@ const KernelVariant* findKernel(std::string_view name) {
   return nullptr;
 }
 
-std::string kernelNames(bool includeReference) {
+std::string kernelNames(bool includeReference, bool includeFaulty) {
   std::string names;
   for (const KernelVariant& v : kVariants) {
     if (v.reference && !includeReference) continue;
+    if (v.faulty && !includeFaulty) continue;
+    if (!names.empty()) names += '|';
+    names += v.name;
+  }
+  return names;
+}
+
+std::string faultyKernelNames() {
+  std::string names;
+  for (const KernelVariant& v : kVariants) {
+    if (!v.faulty) continue;
     if (!names.empty()) names += '|';
     names += v.name;
   }

@@ -1,7 +1,9 @@
 #pragma once
 // The kernel variants, one numbered file each (01_naive.h ... 04_gather_bmm.h), with BLAS as the
-// reference in the same registry. Each variant knows its launch shape and how to run on the
-// simulated launcher; kernels/cuda runs the same bodies on a GPU.
+// reference in the same registry, and three kernels that are wrong on purpose for teaching
+// (05_smem_tiled_no_sync.h ... 07_smem_tiled_divergent_barrier.h: a race, out-of-bounds
+// accesses, barrier divergence). Each variant knows its launch shape and how to run on the
+// simulated launcher; kernels/cuda runs the correct bodies on a GPU, never the faulty ones.
 
 #include <cstdint>
 #include <span>
@@ -20,6 +22,9 @@ struct KernelVariant {
   std::string_view summary;  ///< one line: what changed and why it is faster
   bool reference = false;    ///< BLAS: runs on the host, no grid, no simulation
   bool gathered = false;     ///< multiplies through q (problem.batch, problem.table used)
+  /// Wrong on purpose, for teaching: runs only on the simulator, which reports its faults as
+  /// diagnostics. Never run on a GPU (it would really race or write out of bounds), never timed.
+  bool faulty = false;
   /// Launch shape for `tpb`; throws std::invalid_argument (TPB, CUDA limits). Null for BLAS.
   sim::LaunchConfig (*config)(const MatmulProblem&, int tpb) = nullptr;
   /// Runs on the simulated launcher writing `out` (outputElements long). Null for BLAS.
@@ -27,14 +32,20 @@ struct KernelVariant {
                                 const sim::LaunchOptions&) = nullptr;
 };
 
-/// blas, naive, coalesced, smem_tiled, gather_bmm, in that order.
+/// blas, naive, coalesced, smem_tiled, gather_bmm, then the faulty smem_tiled_no_sync,
+/// naive_no_bounds_check, smem_tiled_divergent_barrier, in that order. Code that runs, times or
+/// compares every variant skips the faulty ones.
 std::span<const KernelVariant> kernelVariants();
 
 /// The variant called `name`, or nullptr.
 const KernelVariant* findKernel(std::string_view name);
 
-/// "naive|coalesced|smem_tiled|gather_bmm" (simulated ones; with BLAS when includeReference).
-std::string kernelNames(bool includeReference = false);
+/// "naive|coalesced|smem_tiled|gather_bmm" (the correct simulated ones; with BLAS first when
+/// includeReference, with the faulty teaching kernels last when includeFaulty).
+std::string kernelNames(bool includeReference = false, bool includeFaulty = false);
+
+/// "smem_tiled_no_sync|naive_no_bounds_check|smem_tiled_divergent_barrier": the teaching kernels.
+std::string faultyKernelNames();
 
 /// A simulated run with its check against the float64 BLAS reference.
 struct SimulatedRun {

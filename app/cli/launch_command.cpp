@@ -1,6 +1,8 @@
 // matmulviz-cli launch: runs one kernel variant on the simulated launcher (one CUDA thread at a
 // time, with diagnostics and an optional trace) or, with --device cuda, on a GPU beside cuBLAS.
-// Exit codes: 0 success, 1 the run failed (e.g. no CUDA device), 2 bad input.
+// The faulty teaching kernels (kernels/05_* to 07_*) run on the simulator only.
+// Exit codes: 0 success (diagnostics are part of the report, not a failure), 1 the run failed
+// (e.g. no CUDA device), 2 bad input (a faulty kernel with --device cuda among them).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -145,7 +147,10 @@ int runLaunch(const LaunchOptions& o) {
     variant = kernels::findKernel(o.kernel);
     if (variant == nullptr || variant->reference) {
       throw std::invalid_argument("--kernel: '" + o.kernel +
-                                  "' is not a kernel; allowed: " + kernels::kernelNames());
+                                  "' is not a kernel; allowed: " + kernels::kernelNames() +
+                                  ", or a teaching kernel that is wrong "
+                                  "on purpose: " +
+                                  kernels::faultyKernelNames());
     }
     constexpr std::int64_t kIntMax = 2147483647;
     problem.M = parsePositiveInt(o.m, "--m", 1, kIntMax);
@@ -167,6 +172,14 @@ int runLaunch(const LaunchOptions& o) {
     if (o.device != "cpu" && o.device != "cuda") {
       throw std::invalid_argument("--device: '" + o.device +
                                   "' is not a device; allowed: cpu | cuda");
+    }
+    if (variant->faulty && o.device == "cuda") {
+      throw std::invalid_argument(
+          "--kernel " + o.kernel + " --device cuda: " + o.kernel + " is wrong on purpose (" +
+          std::string(variant->file) +
+          ") and runs on the simulator only, which reports its faults instead of committing "
+          "them; on a GPU it would really race or access memory out of bounds. Use --device "
+          "cpu");
     }
     try {
       variant->config(problem, tpb);
@@ -254,7 +267,10 @@ Action addLaunchCommand(CLI::App& app) {
       "Run a CUDA-style matmul kernel on the simulated launcher, one thread at a time (or on a "
       "GPU with --device cuda)");
   cmd->add_option("--kernel", o->kernel,
-                  "naive | coalesced | smem_tiled | gather_bmm (default naive)");
+                  "naive | coalesced | smem_tiled | gather_bmm (default naive), or a teaching "
+                  "kernel that is wrong on purpose and runs on the simulator only, to show its "
+                  "diagnostics: smem_tiled_no_sync (a shared-memory race) | naive_no_bounds_check "
+                  "(out-of-bounds accesses) | smem_tiled_divergent_barrier (barrier divergence)");
   cmd->add_option("--m", o->m, "M: rows of A and C (default 5)");
   cmd->add_option("--k", o->k, "K: columns of A, rows of B (default 784)");
   cmd->add_option("--n", o->n, "N: columns of B and C (default 10)");

@@ -70,6 +70,14 @@ void ScreenshotTour::buildSteps() {
        kernelReady},
       {"kernel: smem_tiled mid launch", [=] { kv->seek(kv->stepCount() / 3); }, kernelReady},
       {"shot", [this] { shoot("kernel-smem_tiled.png"); }, [] { return true; }},
+      {"kernel: smem_tiled_no_sync 40x37x33, TPB 8 (faulty on purpose: a race)",
+       [=] {
+         launch({"smem_tiled_no_sync", 40, 37, 33, 8, 0});
+       },
+       kernelReady},
+      {"kernel: smem_tiled_no_sync mid launch", [=] { kv->seek(kv->stepCount() / 3); },
+       kernelReady},
+      {"shot", [this] { shoot("kernel-smem_tiled_no_sync.png"); }, [] { return true; }},
       {"run: small, a and c require grad, with backward", [this] { runPreset("small", false); },
        runEnded, 120000},
       {"run: seed000 on cpu (about a minute)", [this] { runPreset("seed000", false); }, runEnded,

@@ -32,6 +32,16 @@ constexpr std::size_t kDefaultStackBytes = 64 * 1024;  // of which up to 12 KiB 
 #endif
 constexpr int kPrefetchStackLines = 6;  // 384 bytes above a suspended thread's stack pointer
 
+/// The source file of a barrier as a person reads it: its last two path components
+/// ("kernels/03_smem_tiled.h"), not the build machine's absolute path.
+std::string sourceName(const char* file) {
+  const std::string path(file);
+  const std::size_t last = path.rfind('/');
+  if (last == std::string::npos || last == 0) return path;
+  const std::size_t before = path.rfind('/', last - 1);
+  return before == std::string::npos ? path : path.substr(before + 1);
+}
+
 std::size_t pageSize() {
   return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
@@ -255,12 +265,13 @@ void BlockRunner::checkBarrier(BlockState& block, const std::vector<unsigned>& w
     unsigned exited = 0;
     while (slots_[exited].state != ThreadSlot::State::Exited) ++exited;
     const std::string msg =
-        "thread " + toString(first.threadIdx) + " waits at the barrier at " + first.barrierFile +
-        ":" + std::to_string(first.barrierLine) + " but thread " +
+        "thread " + toString(first.threadIdx) + " waits at the barrier at " +
+        sourceName(first.barrierFile) + ":" + std::to_string(first.barrierLine) + " but thread " +
         toString(slots_[exited].threadIdx) + " has exited without reaching it (" +
         std::to_string(n - waiting.size()) + " of " + std::to_string(n) +
         " threads exited); on a GPU this hangs or corrupts the block. Every thread of a block "
-        "must reach every __syncthreads(): move the exit after the barrier";
+        "must reach every __syncthreads(): no barrier inside a branch that only some threads "
+        "take, and no return before a barrier";
     block.diagnostics->divergence(block.blockIdx, first.threadIdx, msg);
     return;
   }
@@ -271,9 +282,10 @@ void BlockRunner::checkBarrier(BlockState& block, const std::vector<unsigned>& w
         (s.barrierFile == first.barrierFile || std::strcmp(s.barrierFile, first.barrierFile) == 0);
     if (!sameSite) {
       const std::string msg =
-          "thread " + toString(first.threadIdx) + " waits at the barrier at " + first.barrierFile +
-          ":" + std::to_string(first.barrierLine) + " while thread " + toString(s.threadIdx) +
-          " waits at the one at " + s.barrierFile + ":" + std::to_string(s.barrierLine) +
+          "thread " + toString(first.threadIdx) + " waits at the barrier at " +
+          sourceName(first.barrierFile) + ":" + std::to_string(first.barrierLine) +
+          " while thread " + toString(s.threadIdx) + " waits at the one at " +
+          sourceName(s.barrierFile) + ":" + std::to_string(s.barrierLine) +
           "; threads of a block must reach the same __syncthreads() (no barrier in divergent "
           "branches)";
       block.diagnostics->divergence(block.blockIdx, s.threadIdx, msg);

@@ -112,7 +112,8 @@ void DiagnosticCollector::race(const Dim3& block, const Dim3& thread, const Dim3
   d.message = "kernel " + kernel_ + ", block " + toString(block) + ", thread " + toString(thread) +
               ": " + d.message + " with no __syncthreads() between them";
   if (race.count > 1)
-    d.message += " (" + std::to_string(race.count - 1) + " more races by this thread)";
+    d.message += " (" + std::to_string(race.count - 1) +
+                 (race.count == 2 ? " more race" : " more races") + " by this thread)";
   diagnostics_.push_back(std::move(d));
 }
 

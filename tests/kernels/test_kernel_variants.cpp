@@ -1,5 +1,6 @@
 // Every kernel variant on the simulated launcher against BLAS (float64), at sizes that are not
-// multiples of the tile, with the launcher's exact counters.
+// multiples of the tile, with the launcher's exact counters; the faulty teaching kernels report
+// the diagnostic they exist to show, and only that one.
 #include <QtTest>
 
 #include <cstdint>
@@ -29,7 +30,92 @@ class TestKernelVariants : public QObject {
     for (const kernels::KernelVariant& v : kernels::kernelVariants()) {
       QVERIFY(!v.file.empty());
       QVERIFY(!v.summary.empty());
+      if (v.faulty) {  // simulated only, plain A @ B
+        QVERIFY(!v.reference && !v.gathered);
+        QVERIFY(v.config != nullptr && v.simulate != nullptr);
+      }
     }
+    QCOMPARE(QString::fromStdString(kernels::faultyKernelNames()),
+             QString("smem_tiled_no_sync|naive_no_bounds_check|smem_tiled_divergent_barrier"));
+    QCOMPARE(QString::fromStdString(kernels::kernelNames(true, true)),
+             QString("blas|naive|coalesced|smem_tiled|gather_bmm|smem_tiled_no_sync|"
+                     "naive_no_bounds_check|smem_tiled_divergent_barrier"));
+    QVERIFY(kernels::findKernel("naive_no_bounds_check")->faulty);
+    QVERIFY(!kernels::findKernel("naive")->faulty);
+  }
+
+  void faultyKernels_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<qlonglong>("M");
+    QTest::addColumn<qlonglong>("K");
+    QTest::addColumn<qlonglong>("N");
+    QTest::addColumn<int>("tpb");
+    for (const char* k :
+         {"smem_tiled_no_sync", "naive_no_bounds_check", "smem_tiled_divergent_barrier"}) {
+      const QString name(k);
+      QTest::addRow("%s lesson 5x784x10 tpb16", k) << name << 5ll << 784ll << 10ll << 16;
+      QTest::addRow("%s 17x33x19 tpb8", k) << name << 17ll << 33ll << 19ll << 8;
+      QTest::addRow("%s 40x37x33 tpb8", k) << name << 40ll << 37ll << 33ll << 8;
+      QTest::addRow("%s 7x5x9 tpb3", k) << name << 7ll << 5ll << 9ll << 3;
+      QTest::addRow("%s exact fit 16x20x24 tpb8", k) << name << 16ll << 20ll << 24ll << 8;
+    }
+  }
+  void faultyKernels() {
+    QFETCH(QString, kernel);
+    QFETCH(qlonglong, M);
+    QFETCH(qlonglong, K);
+    QFETCH(qlonglong, N);
+    QFETCH(int, tpb);
+    const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
+    QVERIFY(v != nullptr && v->faulty);
+    const kernels::MatmulProblem p{M, K, N, 1, 1};
+    sim::LaunchOptions options;
+    options.maxDiagnostics = 4;
+    const kernels::SimulatedRun run = kernels::runSimulated(*v, p, tpb, 42, options);
+    const sim::LaunchReport& r = run.report;
+    const sim::DiagnosticCounts& c = r.diagnosticCounts;
+    // the plane of threads: whole TPB x TPB blocks over C
+    const std::int64_t rows = ceilDiv(M, tpb) * tpb, cols = ceilDiv(N, tpb) * tpb;
+    const bool exactFit = rows == M && cols == N;
+    if (kernel == "smem_tiled_no_sync") {
+      // every launch with more than one tile of K (and TPB > 1) overwrites tiles still read
+      QVERIFY(c.sharedRaces > 0);
+      QCOMPARE(c.outOfBounds, 0ull);
+      QCOMPARE(c.barrierDivergence, 0ull);
+      QCOMPARE(r.diagnostics.front().kind, sim::DiagnosticKind::SharedRace);
+      QVERIFY2(run.maxRelErr > 1e-3, qPrintable(QString::number(run.maxRelErr)));   // C is wrong
+      QCOMPARE(r.stats.barriers, std::uint64_t(r.stats.blocks * ceilDiv(K, tpb)));  // one a tile
+    } else if (kernel == "naive_no_bounds_check") {
+      // a thread with i >= M reads K elements outside A, one with j >= N K outside B, and each
+      // thread outside C stores outside it once
+      const std::uint64_t expected =
+          std::uint64_t((rows - M) * cols * K + (cols - N) * rows * K + (rows * cols - M * N));
+      QCOMPARE(c.outOfBounds, expected);
+      QCOMPARE(c.sharedRaces, 0ull);
+      QCOMPARE(c.barrierDivergence, 0ull);
+      QVERIFY2(run.maxRelErr < 1e-5, qPrintable(QString::number(run.maxRelErr)));  // dropped
+      QCOMPARE(r.stats.globalStores, std::uint64_t(M * N));  // bad writes are not counted
+      if (!exactFit) QCOMPARE(r.diagnostics.front().kind, sim::DiagnosticKind::OutOfBounds);
+    } else {
+      // every block straddling an edge of C diverges at both barriers of each tile of K
+      const std::int64_t edgeBlocks = ceilDiv(M, tpb) * ceilDiv(N, tpb) - (M / tpb) * (N / tpb);
+      QCOMPARE(c.barrierDivergence, std::uint64_t(edgeBlocks * 2 * ceilDiv(K, tpb)));
+      QCOMPARE(c.outOfBounds, 0ull);
+      QCOMPARE(c.sharedRaces, 0ull);
+      if (!exactFit) {
+        const sim::Diagnostic& d = r.diagnostics.front();
+        QCOMPARE(d.kind, sim::DiagnosticKind::BarrierDivergence);
+        QVERIFY2(QString::fromStdString(d.message).contains("07_smem_tiled_divergent_barrier.h:"),
+                 d.message.c_str());
+      }
+    }
+    if (exactFit && kernel != "smem_tiled_no_sync") {  // no thread outside C: nothing goes wrong
+      QCOMPARE(c.total(), 0ull);
+      QVERIFY(run.maxRelErr < 1e-5);
+    }
+    QVERIFY(r.diagnostics.size() <= 4);
+    for (const sim::Diagnostic& d : r.diagnostics)
+      QCOMPARE(QString::fromStdString(d.kernel), kernel);
   }
 
   void againstBlas_data() {

@@ -57,6 +57,37 @@ class TestLaunchCli : public QObject {
     QCOMPARE(report["trace"]["events_dropped"], trace["events_dropped"]);
   }
 
+  void faultyKernelReportsItsRace() {
+    const Result r = runCli({"--kernel", "smem_tiled_no_sync", "--m", "40", "--k", "37", "--n",
+                             "33", "--tpb", "8", "--json", "-"});
+    QCOMPARE(r.exitCode, 0);  // diagnostics are the report, as for any kernel
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(j["kernel"].get<std::string>(), std::string("smem_tiled_no_sync"));
+    QVERIFY(j["diagnostic_counts"]["shared_race"].get<long long>() > 0);
+    QCOMPARE(j["diagnostic_counts"]["out_of_bounds"].get<int>(), 0);
+    QCOMPARE(j["diagnostic_counts"]["barrier_divergence"].get<int>(), 0);
+    QVERIFY(!j["diagnostics"].empty());
+    QCOMPARE(j["diagnostics"][0]["kind"].get<std::string>(), std::string("shared_race"));
+  }
+
+  void faultyKernelRefusedOnCuda() {
+    const Result r = runCli({"--kernel", "smem_tiled_no_sync", "--m", "40", "--k", "37", "--n",
+                             "33", "--tpb", "8", "--device", "cuda"});
+    QCOMPARE(r.exitCode, 2);
+    const QString err = QString::fromUtf8(r.err);
+    QVERIFY2(err.contains("wrong on purpose") && err.contains("--device cpu"), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+  }
+
+  void unknownKernelListsTeachingKernels() {
+    const Result r = runCli({"--kernel", "tiled"});
+    QCOMPARE(r.exitCode, 2);
+    const QString err = QString::fromUtf8(r.err);
+    QVERIFY2(err.contains("naive|coalesced|smem_tiled|gather_bmm") &&
+                 err.contains("smem_tiled_no_sync|naive_no_bounds_check"),
+             r.err.constData());
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");

@@ -92,7 +92,8 @@ class TestKernelLaunchModel : public QObject {
         << "smem_tiled" << 40 << 37 << 33 << 8 << 1ll + 64 * 11 << 1ll + 64 * (5 + 5 * 8 + 1)
         << 12ll;
     QTest::addRow("smem_tiled 3x16x5 tpb16: one tile")
-        << "smem_tiled" << 3 << 16 << 5 << 16 << 1ll + 256 * 3
+        << "smem_tiled" << 3 << 16 << 5 << 16
+        << 1ll + 256 * 3
         // the 15 threads inside C take the tile's 16 k-steps; the 241 past its edge compute
         // nothing and only stage the tile and pass both barriers
         << 1ll + 15 * (1 + 16 + 1) + 241 * 3 << 4ll;
@@ -306,6 +307,43 @@ class TestKernelLaunchModel : public QObject {
     QTRY_VERIFY(!model.playing());
     QCOMPARE(model.currentStep(), model.stepCount() - 1);
     QCOMPARE(playing.size(), 2);
+  }
+
+  void faultyKernelsKeepTheShapeTheyBreak_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<bool>("xOverRows");
+    QTest::addColumn<bool>("tiled");
+    QTest::addRow("smem_tiled_no_sync") << "smem_tiled_no_sync" << false << true;
+    QTest::addRow("naive_no_bounds_check") << "naive_no_bounds_check" << true << false;
+    QTest::addRow("smem_tiled_divergent_barrier")
+        << "smem_tiled_divergent_barrier" << false << true;
+  }
+  void faultyKernelsKeepTheShapeTheyBreak() {
+    QFETCH(QString, kernel);
+    QFETCH(bool, xOverRows);
+    QFETCH(bool, tiled);
+    QVERIFY(kernelViewKernels().indexOf(kernel) > kernelViewKernels().indexOf("smem_tiled"));
+    QVERIFY(isFaultyKernel(kernel));
+    QCOMPARE(kernelItemText(kernel), kernel + " (faulty, for teaching)");
+    const KernelGeometry g = KernelGeometry::of({kernel, 17, 9, 11, 4, 0});
+    QCOMPARE(g.xOverRows, xOverRows);
+    QCOMPARE(g.tiled, tiled);
+    // simulates, reports its fault, and the animation plays through its traced block
+    const auto r = run(kernel, 17, 9, 11, 4);
+    QVERIFY(r->run.report.diagnosticCounts.total() > 0);
+    KernelLaunchModel model;
+    model.setResult(r);
+    QVERIFY(model.stepCount() > 1);
+    model.seekToEnd();
+    QCOMPARE(model.executed(), model.timeline().atomCount());
+  }
+
+  void correctKernelsAreNotFaulty() {
+    QCOMPARE(kernelViewKernels().mid(0, 3), (QStringList{"naive", "coalesced", "smem_tiled"}));
+    QCOMPARE(kernelViewKernels().size(), 6);
+    QVERIFY(!isFaultyKernel("smem_tiled"));
+    QVERIFY(!isFaultyKernel("gather_bmm"));
+    QCOMPARE(kernelItemText("naive"), QString("naive"));
   }
 
   void refusesBadLaunches_data() {

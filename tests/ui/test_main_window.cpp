@@ -8,6 +8,7 @@
 #include "ui/charts/ladder_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/charts/strategies_chart.h"
+#include "ui/models/kernel_launch_model.h"
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
@@ -24,10 +25,12 @@
 
 #include <QtTest/QtTest>
 
+#include <QAction>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 
 using namespace matmulviz;
@@ -206,6 +209,61 @@ class TestMainWindow : public QObject {
     QVERIFY(!w.kernelView()->isPlaying());
     w.kernelView()->seekToEnd();
     QCOMPARE(w.kernelView()->currentStep(), w.kernelView()->stepCount() - 1);
+  }
+
+  void faultyKernelShowsItsRace() {
+    MainWindow w(historyPath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    KernelView* view = w.kernelView();
+    const auto shown = [&](const char* kernel) {
+      return QTest::qWaitFor(
+          [&] {
+            return !view->isSimulating() && view->model().result() != nullptr &&
+                   view->model().result()->spec.kernel == QLatin1String(kernel);
+          },
+          kRunMs);
+    };
+    // a user picks the teaching kernel in the scenario panel
+    ScenarioPanel* panel = w.scenarioPanel();
+    panel->setKernelLaunch("naive", 40, 37, 33, 8);
+    auto* combo = panel->findChild<QComboBox*>("kernel");
+    QVERIFY(combo);
+    QCOMPARE(combo->itemData(0).toString(), QString("naive"));
+    const int index = combo->findData(QString("smem_tiled_no_sync"));
+    QVERIFY(index > combo->findData(QString("smem_tiled")));
+    QCOMPARE(combo->itemText(index), QString("smem_tiled_no_sync (faulty, for teaching)"));
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+    QCOMPARE(panel->scenario().kernel, QString("smem_tiled_no_sync"));  // saved by its name
+    QVERIFY(shown("smem_tiled_no_sync"));
+    const KernelLaunchResult* r = view->model().result();
+    QCOMPARE(r->spec.m, 40);
+    QVERIFY(r->geometry.tiled);
+    QVERIFY(r->run.report.diagnosticCounts.sharedRaces > 0);
+    QCOMPARE(r->run.report.diagnosticCounts.outOfBounds, 0ull);
+    // ... and sees the race listed beside the diagram
+    auto* table = view->findChild<QTableView*>("diagnostics");
+    QVERIFY(table);
+    QVERIFY(table->model()->rowCount() > 0);
+    QCOMPARE(table->model()->index(0, 0).data().toString(), QString("shared_race"));
+    // the Lessons menu has it as lesson 5, after the shared-memory tiles
+    const auto lesson = [&](const QString& prefix) -> QAction* {
+      for (QAction* a : w.findChildren<QAction*>())
+        if (a->text().startsWith(prefix)) return a;
+      return nullptr;
+    };
+    QVERIFY(lesson("7. The same with requires_grad"));
+    QAction* tiles = lesson("4. Shared-memory tiles");
+    QAction* race = lesson("5. A missing barrier");
+    QVERIFY(tiles && race);
+    tiles->trigger();
+    QVERIFY(shown("smem_tiled"));
+    QCOMPARE(view->model().result()->run.report.diagnosticCounts.total(), 0ull);
+    race->trigger();
+    QVERIFY(shown("smem_tiled_no_sync"));
+    QCOMPARE(combo->currentData().toString(), QString("smem_tiled_no_sync"));
+    QVERIFY(view->model().result()->run.report.diagnosticCounts.sharedRaces > 0);
   }
 
   void ladderChartsEveryCpuRung() {

@@ -16,7 +16,23 @@ QString checkSize(const char* name, int value, int max) {
 }  // namespace
 
 QStringList kernelViewKernels() {
-  return {QStringLiteral("naive"), QStringLiteral("coalesced"), QStringLiteral("smem_tiled")};
+  QStringList names;
+  for (bool faulty : {false, true}) {
+    for (const kernels::KernelVariant& v : kernels::kernelVariants()) {
+      if (v.reference || v.gathered || v.faulty != faulty) continue;
+      names.append(QString::fromUtf8(v.name.data(), qsizetype(v.name.size())));
+    }
+  }
+  return names;
+}
+
+bool isFaultyKernel(const QString& kernel) {
+  const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
+  return v != nullptr && v->faulty;
+}
+
+QString kernelItemText(const QString& kernel) {
+  return isFaultyKernel(kernel) ? kernel + QStringLiteral(" (faulty, for teaching)") : kernel;
 }
 
 QString checkKernelLaunch(const KernelLaunchSpec& s) {
@@ -61,8 +77,10 @@ KernelGeometry KernelGeometry::of(const KernelLaunchSpec& s) {
   g.K = s.k;
   g.N = s.n;
   g.tpb = s.tpb;
-  g.xOverRows = s.kernel == QLatin1String("naive");
-  g.tiled = s.kernel == QLatin1String("smem_tiled");
+  // the faulty teaching kernels keep the shape of the kernel they break
+  g.xOverRows =
+      s.kernel == QLatin1String("naive") || s.kernel == QLatin1String("naive_no_bounds_check");
+  g.tiled = s.kernel.startsWith(QLatin1String("smem_tiled"));
   const std::int64_t rowBlocks = (g.M + g.tpb - 1) / g.tpb;
   const std::int64_t colBlocks = (g.N + g.tpb - 1) / g.tpb;
   g.gridX = g.xOverRows ? rowBlocks : colBlocks;

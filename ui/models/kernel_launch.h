@@ -38,9 +38,18 @@ struct KernelLaunchLimits {
   static constexpr double maxFmas = 4e9;  ///< M * N * K: about 10 s of simulation
 };
 
-/// The kernels the A/B/C diagram can show: naive, coalesced, smem_tiled. gather_bmm is
+/// The kernels the A/B/C diagram can show: naive, coalesced, smem_tiled, then the teaching
+/// kernels that are wrong on purpose (smem_tiled_no_sync, naive_no_bounds_check,
+/// smem_tiled_divergent_barrier), whose diagnostics the view draws on the cells. gather_bmm is
 /// batched (a [N, I, J] @ c[q[n]]) and has no single A/B/C picture, so the view leaves it out.
 QStringList kernelViewKernels();
+
+/// Whether `kernel` is one of the faulty teaching kernels (kernels::KernelVariant::faulty).
+bool isFaultyKernel(const QString& kernel);
+
+/// What a kernel combo shows for `kernel`: the name, with " (faulty, for teaching)" after a
+/// faulty one. The item's data stays the plain name.
+QString kernelItemText(const QString& kernel);
 
 /// Empty when the view can simulate `spec`; else one sentence naming the field and what is
 /// allowed ("M = 0: sizes must be in 1..100000").
@@ -48,8 +57,9 @@ QString checkKernelLaunch(const KernelLaunchSpec& spec);
 
 /// Where C's cells live in the launch. The plane of thread positions covers C and the idle
 /// threads past its edges: planeRows() x planeCols() = (blocks along rows * TPB) x (... cols).
-/// naive puts threadIdx.x / blockIdx.x over the rows of C (i = blockIdx.x * TPB + threadIdx.x);
-/// coalesced and smem_tiled put x over the columns (j = blockIdx.x * TPB + threadIdx.x).
+/// naive (and naive_no_bounds_check) put threadIdx.x / blockIdx.x over the rows of C
+/// (i = blockIdx.x * TPB + threadIdx.x); coalesced and the smem_tiled kernels put x over the
+/// columns (j = blockIdx.x * TPB + threadIdx.x).
 struct KernelGeometry {
   std::int64_t M = 1;
   std::int64_t K = 1;

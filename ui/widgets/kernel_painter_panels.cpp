@@ -162,10 +162,14 @@ void KernelPainter::code() {
   const KernelGeometry& g = m_.result()->geometry;
   const QString grid = g.xOverRows ? QStringLiteral("    i, j = cuda.grid(2)   # x: rows")
                                    : QStringLiteral("    j, i = cuda.grid(2)   # x: columns");
+  // naive_no_bounds_check is the same code without the bounds check
+  const bool unchecked = m_.result()->spec.kernel == QLatin1String("naive_no_bounds_check");
   const QStringList lines = {QStringLiteral("@cuda.jit"),
                              QStringLiteral("def matmul(a, b, c):"),
                              grid,
-                             QStringLiteral("    if i < c.shape[0] and j < c.shape[1]:"),
+                             unchecked
+                                 ? QStringLiteral("    if True:  # bug: no bounds check")
+                                 : QStringLiteral("    if i < c.shape[0] and j < c.shape[1]:"),
                              QStringLiteral("        tmp = 0."),
                              QStringLiteral("        for k in range(a.shape[1]):"),
                              QStringLiteral("            tmp += a[i, k] * b[k, j]"),
@@ -197,8 +201,9 @@ void KernelPainter::code() {
   p_.setPen(pal_.mutedText);
   p_.drawText(QRectF(box.left(), box.top() + lines.size() * lh, box.width(), lh),
               Qt::AlignLeft | Qt::AlignVCenter,
-              idle ? QStringLiteral("  bounds check false: the thread is idle")
-                   : QStringLiteral("  the lesson's kernel (seeds/001)"));
+              unchecked ? QStringLiteral("  faulty: threads past C go out of bounds")
+              : idle    ? QStringLiteral("  bounds check false: the thread is idle")
+                        : QStringLiteral("  the lesson's kernel (seeds/001)"));
 }
 
 void KernelPainter::diagnostics() {

@@ -78,7 +78,7 @@ void KernelView::connectControls() {
     if (!syncing_ && !(asked == spec_ && model_->hasLaunch())) setLaunch(asked);
   };
   connect(c.run, &QPushButton::clicked, this, [this] { setLaunch(specFromFields()); });
-  connect(c.kernel, &QComboBox::currentTextChanged, this, apply);
+  connect(c.kernel, &QComboBox::currentIndexChanged, this, apply);
   for (QSpinBox* box : {c.m, c.k, c.n, c.tpb})
     connect(box, &QSpinBox::editingFinished, this, apply);
   connect(c.start, &QToolButton::clicked, this, [this] { seek(0); });
@@ -179,7 +179,8 @@ void KernelView::onSimulationFinished() {
 
 void KernelView::syncFieldsTo(const KernelLaunchSpec& spec) {
   syncing_ = true;
-  c_->kernel->setCurrentText(spec.kernel);
+  if (const int index = c_->kernel->findData(spec.kernel); index >= 0)
+    c_->kernel->setCurrentIndex(index);
   c_->m->setValue(spec.m);
   c_->k->setValue(spec.k);
   c_->n->setValue(spec.n);
@@ -189,7 +190,7 @@ void KernelView::syncFieldsTo(const KernelLaunchSpec& spec) {
 
 KernelLaunchSpec KernelView::specFromFields() const {
   KernelLaunchSpec s = spec_;
-  s.kernel = c_->kernel->currentText();
+  s.kernel = c_->kernel->currentData().toString();
   s.m = c_->m->value();
   s.k = c_->k->value();
   s.n = c_->n->value();

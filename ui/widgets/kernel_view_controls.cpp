@@ -53,10 +53,16 @@ void KernelView::buildControls() {
   using L = KernelLaunchLimits;
   Controls& c = *c_;
   c.kernel = new QComboBox;
-  c.kernel->addItems(kernelViewKernels());
+  for (const QString& name : kernelViewKernels()) {
+    if (isFaultyKernel(name) &&
+        !isFaultyKernel(c.kernel->itemData(c.kernel->count() - 1).toString()))
+      c.kernel->insertSeparator(c.kernel->count());  // the teaching kernels, wrong on purpose
+    c.kernel->addItem(kernelItemText(name), name);
+  }
   c.kernel->setToolTip(
       QStringLiteral("kernel variant (kernels/0*_*.h); gather_bmm is batched "
-                     "and is not drawn here"));
+                     "and is not drawn here; those marked faulty are wrong on purpose, to "
+                     "show the simulator's diagnostics"));
   c.m = sizeField(QStringLiteral("M"), L::maxDim, QStringLiteral("rows of A and C"));
   c.k = sizeField(QStringLiteral("K"), L::maxDim, QStringLiteral("columns of A, rows of B"));
   c.n = sizeField(QStringLiteral("N"), L::maxDim, QStringLiteral("columns of B and C"));
@@ -90,6 +96,7 @@ void KernelView::buildControls() {
   c.stats = new QTableView;
   c.stats->setModel(stats_);
   c.diagnostics = new QTableView;
+  c.diagnostics->setObjectName(QStringLiteral("diagnostics"));
   c.diagnostics->setModel(diagnostics_);
   for (QTableView* t : {c.stats, c.diagnostics}) {
     t->verticalHeader()->hide();

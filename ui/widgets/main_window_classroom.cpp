@@ -51,9 +51,11 @@ constexpr Lesson kLessons[] = {
     {"3. Coalesced: x over columns", "coalesced", 40, 64, 40, 8, nullptr},
     {"4. Shared-memory tiles, filled and consumed phase by phase", "smem_tiled", 40, 37, 33, 8,
      nullptr},
-    {"5. The seed's strategies: why c[q] costs 2 GiB (memory only)", "naive", 5, 784, 10, 16,
+    {"5. A missing barrier: the race the simulator catches", "smem_tiled_no_sync", 40, 37, 33, 8,
+     nullptr},
+    {"6. The seed's strategies: why c[q] costs 2 GiB (memory only)", "naive", 5, 784, 10, 16,
      "seed000"},
-    {"6. The same with requires_grad on a (memory only)", "naive", 5, 784, 10, 16, "seed000-grad"},
+    {"7. The same with requires_grad on a (memory only)", "naive", 5, 784, 10, 16, "seed000-grad"},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "core/strategies/strategy.h"
 #include "core/util/parse_size.h"
 #include "kernels/cuda/cuda_probe.h"
+#include "ui/models/kernel_launch.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -193,7 +194,14 @@ QWidget* ScenarioPanel::buildKernelGroup() {
   auto* form = new QFormLayout(box);
   kernel_ = new QComboBox(box);
   kernel_->setObjectName("kernel");
-  kernel_->addItems({"naive", "coalesced", "smem_tiled"});
+  for (const QString& name : kernelViewKernels()) {
+    if (isFaultyKernel(name) && !isFaultyKernel(kernel_->itemData(kernel_->count() - 1).toString()))
+      kernel_->insertSeparator(kernel_->count());  // the teaching kernels, wrong on purpose
+    kernel_->addItem(kernelItemText(name), name);
+  }
+  kernel_->setToolTip(
+      tr("Kernel variant (kernels/0*_*.h); those marked faulty are wrong on purpose, to show "
+         "the simulator's diagnostics"));
   form->addRow(tr("kernel"), kernel_);
   kM_ = new QSpinBox(box);
   kK_ = new QSpinBox(box);
@@ -241,7 +249,7 @@ Scenario ScenarioPanel::scenario() const {
     } catch (const std::exception&) {
     }
   }
-  s.kernel = kernel_->currentText();
+  s.kernel = kernel_->currentData().toString();
   s.kernelM = kM_->value(), s.kernelK = kK_->value(), s.kernelN = kN_->value();
   s.tpb = tpb_->value();
   return s;
@@ -265,7 +273,7 @@ void ScenarioPanel::setScenario(const Scenario& s) {
   repeats_->setValue(s.config.repeats);
   deviceMemory_->setText(s.config.deviceMemoryBytes ? bytesText(*s.config.deviceMemoryBytes)
                                                     : QString());
-  kernel_->setCurrentText(s.kernel);
+  if (const int index = kernel_->findData(s.kernel); index >= 0) kernel_->setCurrentIndex(index);
   kM_->setValue(s.kernelM), kK_->setValue(s.kernelK), kN_->setValue(s.kernelN);
   tpb_->setValue(s.tpb);
   title_ = s.title;
@@ -280,7 +288,7 @@ void ScenarioPanel::setScenario(const Scenario& s) {
 
 void ScenarioPanel::setKernelLaunch(const QString& kernel, int m, int k, int n, int tpb) {
   loading_ = true;
-  kernel_->setCurrentText(kernel);
+  if (const int index = kernel_->findData(kernel); index >= 0) kernel_->setCurrentIndex(index);
   kM_->setValue(m), kK_->setValue(k), kN_->setValue(n), tpb_->setValue(tpb);
   loading_ = false;
 }
