@@ -45,7 +45,10 @@ void* CudaSegmentBacking::allocate(std::size_t) {
 void CudaSegmentBacking::release(void*, std::size_t) noexcept {}
 
 DevicePtr makeCudaDevice(CachingAllocator::Options, int) {
-  unavailable();
+  // Worded as the CUDA build's "no device answers", which callers and tests look for.
+  throw CudaError(
+      "CUDA is not available: this build has no CUDA backend (no CUDA toolkit was found at "
+      "configure time, or MATMULVIZ_CUDA=OFF)");
 }
 
 }  // namespace matmulviz::kernels::cuda
