@@ -121,9 +121,7 @@ std::vector<uint8_t> importanceMask(const Tensor& P, double topP, std::optional<
     throw std::invalid_argument("top_k: " + std::to_string(k) + " is outside [1, s] = [1, " +
                                 std::to_string(s) + "]");
   if (!P.hasData()) throw std::invalid_argument("P: has no data (meta device)");
-  // A device tensor is read through a host copy (the mask is computed on the host).
-  const std::vector<double> p =
-      (P.compute() ? toDevice(P, nullptr, "P on the host") : P).toDoubles();
+  const std::vector<double> p = hostReadable(P, "P on the host").toDoubles();  // mask: host
   const double threshold = roundToDType(topP, P.dtype());
   std::vector<uint8_t> mask(static_cast<size_t>(b * s), 0);
   for (int64_t i = 0; i < b; ++i)

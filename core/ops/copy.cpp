@@ -1,4 +1,5 @@
 // Copies: copyInto, contiguous, clone, toDevice, toDType, and the elementwise add.
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
 #include "core/ops/strided_loop.h"
@@ -140,6 +141,12 @@ Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& lab
     setHistory(out, node);
   }
   return out;
+}
+
+Tensor hostReadable(const Tensor& t, const std::string& label) {
+  if (!t.compute()) return t;
+  NoGradGuard noGrad;
+  return toDevice(t, nullptr, label);
 }
 
 Tensor toDType(const Tensor& t, DType dtype) {

@@ -234,9 +234,8 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
   if (a.dtype() != c.dtype()) throw std::invalid_argument("gather_bmm: a and c dtypes differ");
   const int64_t M = c.size(0);
   if (q.hasData()) {
-    const Tensor qc = q.compute()        ? toDevice(q, nullptr, "q on the host")
-                      : q.isContiguous() ? q
-                                         : clone(q);
+    const Tensor qh = hostReadable(q, "q on the host");
+    const Tensor qc = qh.isContiguous() ? qh : clone(qh);
     for (int64_t n = 0; n < qc.numel(); ++n) {
       const int64_t v = qc.data<int64_t>()[n];
       if (v < 0 || v >= M)

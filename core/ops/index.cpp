@@ -14,9 +14,8 @@ namespace {
 /// Checks every index against [-size, size) before anything is allocated.
 void checkBounds(const Tensor& indices, int64_t size) {
   if (!indices.hasData()) return;
-  const Tensor idx = indices.compute()        ? toDevice(indices, nullptr, "index on the host")
-                     : indices.isContiguous() ? indices
-                                              : clone(indices);
+  const Tensor host = hostReadable(indices, "index on the host");
+  const Tensor idx = host.isContiguous() ? host : clone(host);
   const auto* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     if (p[i] < -size || p[i] >= size)
@@ -114,8 +113,9 @@ Tensor index(const Tensor& t, const Tensor& indices) {
     throw std::invalid_argument("tensors used as indices must be long, int, byte or bool tensors");
   if (indices.dim() == 0) {
     if (!indices.hasData()) throw std::invalid_argument("a 0-dim meta index has no value");
-    const Tensor host = indices.compute() ? toDevice(indices, nullptr, "index") : indices;
-    return select(t, 0, static_cast<int64_t>(host.item()));  // indexes like a Python int
+    return select(
+        t, 0,
+        static_cast<int64_t>(hostReadable(indices, "index").item()));  // indexes like a Python int
   }
   if (t.dim() == 0) throw std::out_of_range("too many indices for tensor of dimension 0");
   const int64_t rows = t.size(0);

@@ -41,6 +41,10 @@ Tensor clone(const Tensor& t);
 void copyInto(const Tensor& dst, const Tensor& src);
 /// Moves a tensor to a device (host when null): torch.Tensor.to(device). Differentiable.
 Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& label);
+/// t itself when the host can read its memory (host, cpu), else a host copy of it (a device
+/// with its own memory: cudaMemcpy), labelled `label`. Builds no graph. For host-side checks
+/// and reports that read values (index bounds, the importance mask, errors against a reference).
+Tensor hostReadable(const Tensor& t, const std::string& label);
 /// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0).
 Tensor toDType(const Tensor& t, DType dtype);
 

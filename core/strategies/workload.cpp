@@ -1,6 +1,5 @@
 #include "core/strategies/workload.h"
 
-#include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
 
 #include <cmath>
@@ -126,10 +125,7 @@ double maxRelativeError(const Tensor& x, const Tensor& ref) {
   if (x.sizes() != ref.sizes())
     throw std::invalid_argument("maxRelativeError: shapes " + x.shapeString() + " and " +
                                 ref.shapeString() + " differ");
-  NoGradGuard noGrad;
-  // A tensor in a device's own memory is read through a host copy (cudaMemcpy).
-  const Tensor xh = x.compute() ? toDevice(x, nullptr, "host copy") : x;
-  const auto xs = xh.toDoubles(), rs = ref.toDoubles();
+  const auto xs = hostReadable(x, "host copy").toDoubles(), rs = ref.toDoubles();
   double maxDiff = 0, maxRef = 0;
   for (size_t e = 0; e < xs.size(); ++e) {
     maxDiff = std::max(maxDiff, std::abs(xs[e] - rs[e]));

@@ -17,6 +17,7 @@
 
 #include "ui/models/kernel_stats_model.h"
 #include "ui/widgets/kernel_canvas.h"
+#include "ui/widgets/kernel_combo.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/kernel_view_controls.h"
 
@@ -53,12 +54,7 @@ void KernelView::buildControls() {
   using L = KernelLaunchLimits;
   Controls& c = *c_;
   c.kernel = new QComboBox;
-  for (const QString& name : kernelViewKernels()) {
-    if (isFaultyKernel(name) &&
-        !isFaultyKernel(c.kernel->itemData(c.kernel->count() - 1).toString()))
-      c.kernel->insertSeparator(c.kernel->count());  // the teaching kernels, wrong on purpose
-    c.kernel->addItem(kernelItemText(name), name);
-  }
+  addKernelItems(c.kernel);
   c.kernel->setToolTip(
       QStringLiteral("kernel variant (kernels/0*_*.h); gather_bmm is batched "
                      "and is not drawn here; those marked faulty are wrong on purpose, to "

@@ -4,7 +4,7 @@
 #include "core/strategies/strategy.h"
 #include "core/util/parse_size.h"
 #include "kernels/cuda/cuda_probe.h"
-#include "ui/models/kernel_launch.h"
+#include "ui/widgets/kernel_combo.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -194,11 +194,7 @@ QWidget* ScenarioPanel::buildKernelGroup() {
   auto* form = new QFormLayout(box);
   kernel_ = new QComboBox(box);
   kernel_->setObjectName("kernel");
-  for (const QString& name : kernelViewKernels()) {
-    if (isFaultyKernel(name) && !isFaultyKernel(kernel_->itemData(kernel_->count() - 1).toString()))
-      kernel_->insertSeparator(kernel_->count());  // the teaching kernels, wrong on purpose
-    kernel_->addItem(kernelItemText(name), name);
-  }
+  addKernelItems(kernel_);
   kernel_->setToolTip(
       tr("Kernel variant (kernels/0*_*.h); those marked faulty are wrong on purpose, to show "
          "the simulator's diagnostics"));

@@ -1,0 +1,13 @@
+#pragma once
+// The kernel list both kernel pickers show (the scenario panel's and the Kernel view's): the
+// correct variants, then, after a separator, the faulty teaching ones marked as such. Each
+// item's data is the plain kernel name (what scenarios store).
+
+class QComboBox;
+
+namespace matmulviz::ui {
+
+/// Appends the Kernel view's kernels (kernelViewKernels()) to `combo`.
+void addKernelItems(QComboBox* combo);
+
+}  // namespace matmulviz::ui
