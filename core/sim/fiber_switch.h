@@ -5,7 +5,7 @@
 // swap(save, to) stores the running context in *save and resumes `to` in one step, so the code
 // that suspends a thread needs no bookkeeping after it is resumed (unlike Boost.Context's
 // jump_fcontext, whose transfer_t hands the previous context to the resumed side). On x86-64
-// (System V) it is fourteen instructions of our own: the callee-saved registers, not the x87
+// (System V) it is sixteen instructions of our own: the callee-saved registers, not the x87
 // control word and MXCSR, which jump_fcontext saves and restores on every switch
 // (fnstcw/fldcw/stmxcsr/ldmxcsr are microcoded and cost more than the rest of the switch).
 // Nothing in a simulated launch changes the floating-point environment between switches. Other
