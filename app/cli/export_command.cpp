@@ -2,6 +2,7 @@
 // the desktop app's charts (the same chart code, rendered with no display), the table, the JSON
 // report, the Chrome trace and CSVs into a folder. Prints the files written, one per line.
 #include "app/cli/commands.h"
+#include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/costmodel/cost_model.h"
 #include "core/report/chrome_trace.h"
@@ -9,7 +10,6 @@
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
 #include "core/util/parse_size.h"
-#include "kernels/cuda/cuda_device.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
@@ -76,7 +76,6 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
       throw std::invalid_argument(std::string("--device: ") + e.what());
     }
   }
-  kernels::cuda::useCudaDeviceIfAsked(c);
   if (given("--backward")) c.backward = o.backward;
   c.recordTimeline = true;
   c.keepOutputs = true;  // dA and dC for the heatmaps
@@ -162,6 +161,10 @@ int run(const Options& o, const CLI::App& cmd) {
   try {
     formats = parseFormats(o.formats);
     config = buildConfig(o, cmd);
+    if (const auto noGpu = prepareCudaDevice(config)) {
+      std::cerr << "matmulviz-cli export: " << *noGpu << "\n";
+      return 1;
+    }
     checkOutputDirectory(o.out, "--out");
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
@@ -182,7 +185,7 @@ int run(const Options& o, const CLI::App& cmd) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
-  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: no GPU, or it failed
+  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: the device failed
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 1;
   }

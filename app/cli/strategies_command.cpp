@@ -1,6 +1,7 @@
 // matmulviz-cli strategies: the seed's gathered batched matmul with each strategy; prints or
 // writes the report (DESIGN.md, command-line contract).
 #include "app/cli/commands.h"
+#include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/costmodel/cost_model.h"
 #include "core/io/npy.h"
@@ -11,8 +12,6 @@
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
 #include "core/util/parse_size.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_probe.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -182,20 +181,9 @@ int run(const Options& o, const CLI::App& cmd) {
   Tensor gradOutput;
   try {
     config = buildConfig(o, cmd);
-    if (config.device == DeviceKind::Cuda) {
-      const auto cuda = kernels::probeCuda();
-      if (!cuda.available) {
-        std::cerr << "matmulviz-cli strategies: --device cuda: CUDA is not available: "
-                  << cuda.reason
-                  << ". Use --device cpu (real data) or --device meta (memory only).\n";
-        return 1;
-      }
-      if (config.workload.dtype != DType::Float32)
-        throw std::invalid_argument(
-            "--dtype " + std::string(dtypeName(config.workload.dtype)) +
-            ": the engine computes on a CUDA device in float32 only for now; use --device cpu "
-            "for 16-bit dtypes");
-      kernels::cuda::useCudaDeviceIfAsked(config);
+    if (const auto noGpu = prepareCudaDevice(config)) {
+      std::cerr << "matmulviz-cli strategies: " << *noGpu << "\n";
+      return 1;
     }
     checkOutputPath(o.json, "--json");
     if (o.timeline == "-")

@@ -125,7 +125,8 @@ void TestCliExport::badInputExits2() {
   QVERIFY(QDir(tmp.path()).isEmpty());  // nothing written
 }
 
-/// --device cuda exports from a GPU run, or (no GPU here) exits 1 saying why, writing nothing.
+/// --device cuda exports from a GPU run, or (no GPU here) exits 1 saying why before any work
+/// (no progress line: no inputs made, no float64 reference computed), writing nothing.
 void TestCliExport::cudaRunsOrSaysWhy() {
   QTemporaryDir tmp;
   const CliResult r = runCli({"export", "--out", tmp.path(), "--preset", "small", "--device",
@@ -136,6 +137,7 @@ void TestCliExport::cudaRunsOrSaysWhy() {
   }
   QVERIFY2(r.finished && !r.crashed && r.exitCode == 1, qPrintable(r.describe()));
   QVERIFY2(QString::fromUtf8(r.err).contains("CUDA is not available"), qPrintable(r.describe()));
+  QVERIFY2(!r.err.contains("[matmulviz]"), qPrintable(r.describe()));
   QVERIFY(QDir(tmp.path()).isEmpty());
 }
 
