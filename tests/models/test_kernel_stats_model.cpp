@@ -23,8 +23,8 @@ class TestKernelStatsModel : public QObject {
     QTest::addColumn<double>("raw");
     QTest::addRow("lesson: threads") << "naive" << 5 << 784 << 10 << 16 << "threads"
                                      << "256" << 256.0;
-    QTest::addRow("lesson: active share") << "naive" << 5 << 784 << 10 << 16 << "active share"
-                                          << "19.5 %" << 50.0 / 256;
+    QTest::addRow("lesson: share inside C") << "naive" << 5 << 784 << 10 << 16 << "share inside C"
+                                            << "19.5 %" << 50.0 / 256;
     QTest::addRow("lesson: grid") << "naive" << 5 << 784 << 10 << 16 << "grid"
                                   << "(1, 1, 1)" << 1.0;
     QTest::addRow("naive: 2K loads per output")
@@ -39,6 +39,12 @@ class TestKernelStatsModel : public QObject {
     QTest::addRow("smem_tiled 40x37x33 tpb8: idle threads")
         << "smem_tiled" << 40 << 37 << 33 << 8 << "idle threads"
         << "280" << 280.0;
+    QTest::addRow("smem_tiled 40x37x33 tpb8: every thread stages tiles")
+        << "smem_tiled" << 40 << 37 << 33 << 8 << "threads touching memory"
+        << "1,600" << 1600.0;
+    QTest::addRow("naive 40x37x33 tpb8: idle threads touch no memory")
+        << "naive" << 40 << 37 << 33 << 8 << "threads touching memory"
+        << "1,320" << 1320.0;
   }
   void statistics() {
     QFETCH(QString, kernel);

@@ -72,13 +72,15 @@ void KernelStatsModel::addLaunchRows(const KernelLaunchResult& result) {
       QStringLiteral("threads whose (i, j) passes the bounds check: one per element of C"),
       qulonglong(inside));
   add("idle threads", count(s.threads - inside),
-      QStringLiteral("threads whose (i, j) falls outside C: hatched on the diagram"),
+      QStringLiteral("threads whose (i, j) falls outside C: they compute no element of C "
+                     "(hatched on the diagram); in smem_tiled they still stage tiles"),
       qulonglong(s.threads - inside));
-  add("active share", QStringLiteral("%1 %").arg(100 * share, 0, 'f', 1),
-      QStringLiteral("threads inside C / threads"), share);
-  add("active threads", count(s.activeThreads),
-      QStringLiteral("threads that touched global memory (in smem_tiled idle threads still "
-                     "stage tiles)"),
+  add("share inside C", QStringLiteral("%1 %").arg(100 * share, 0, 'f', 1),
+      QStringLiteral("threads inside C / threads: the share of the launch doing useful work"),
+      share);
+  add("threads touching memory", count(s.activeThreads),
+      QStringLiteral("threads that read or wrote global memory (the CLI's active_threads); in "
+                     "smem_tiled the idle threads count too, since they stage tiles"),
       qulonglong(s.activeThreads));
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The Kernel view's tables: the launch's statistics (grid, block, threads, active share, loads
+// The Kernel view's tables: the launch's statistics (grid, block, threads, share inside C, loads
 // per output, bytes, arithmetic intensity, simulation speed, max_rel_err, trace) and the
 // simulator's diagnostics, one row each. Qt Core only: display strings, tooltips that say what
 // a number means, and the raw number under Qt::UserRole for sorting and tests.
@@ -29,7 +29,7 @@ class KernelStatsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
-  /// The row named `name` ("threads", "active share", ...), or -1.
+  /// The row named `name` ("threads", "share inside C", ...), or -1.
   int rowOf(const QString& name) const;
 
  private:
