@@ -5,16 +5,34 @@
 
 namespace matmulviz::cli {
 
-std::optional<std::string> prepareCudaDevice(RunConfig& config) {
-  if (config.device != DeviceKind::Cuda) return std::nullopt;
+std::optional<std::string> checkCudaDevice(DType dtype, bool offersMeta) {
   const auto cuda = kernels::probeCuda();
   if (!cuda.available)
     return "--device cuda: CUDA is not available: " + cuda.reason +
-           ". Use --device cpu (real data) or --device meta (memory only).";
-  if (config.workload.dtype != DType::Float32)
-    throw std::invalid_argument("--dtype " + std::string(dtypeName(config.workload.dtype)) +
+           (offersMeta ? ". Use --device cpu (real data) or --device meta (memory only)."
+                       : ". Use --device cpu.");
+  if (dtype != DType::Float32)
+    throw std::invalid_argument("--dtype " + std::string(dtypeName(dtype)) +
                                 ": the engine computes on a CUDA device in float32 only for "
                                 "now; use --device cpu for 16-bit dtypes");
+  return std::nullopt;
+}
+
+ComputeDevice parseComputeDevice(const std::string& name, DType dtype) {
+  if (name == "cpu") return {};
+  if (name != "cuda")
+    throw std::invalid_argument("--device: '" + name +
+                                "' is not offered here (allowed: cpu, cuda)");
+  ComputeDevice d;
+  d.noGpu = checkCudaDevice(dtype, false);
+  if (!d.noGpu)
+    d.factory = [](CachingAllocator::Options o) { return kernels::cuda::makeCudaDevice(o); };
+  return d;
+}
+
+std::optional<std::string> prepareCudaDevice(RunConfig& config) {
+  if (config.device != DeviceKind::Cuda) return std::nullopt;
+  if (auto noGpu = checkCudaDevice(config.workload.dtype, true)) return noGpu;
   kernels::cuda::useCudaDeviceIfAsked(config);
   return std::nullopt;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// --device cuda for the commands that run the engine's strategies (`strategies`, `export`): one
-// check, so that both refuse the same things with the same words before any work is done.
+// --device cuda for the commands that run the engine (`strategies`, `export`, `multihead`,
+// `einsum`): one check, so that all refuse the same things with the same words before any work.
 
 #include <optional>
 #include <string>
@@ -9,12 +9,27 @@
 
 namespace matmulviz::cli {
 
-/// When `config` asks for the cuda device: checks that a GPU answers (kernels::probeCuda) and
-/// that the engine computes the workload's dtype on a GPU (float32 only for now), then has the
-/// runner make each run's device on the GPU (kernels::cuda::useCudaDeviceIfAsked). Leaves any
-/// other device alone.
-/// Returns the message to print, with exit status 1, when no GPU answers; std::nullopt otherwise.
+/// For a command asked to compute on the cuda device: checks that a GPU answers
+/// (kernels::probeCuda) and that the engine computes `dtype` on a GPU (float32 only for now).
+/// Returns the message to print, with exit status 1, when no GPU answers (naming --device meta
+/// as an alternative when the command `offersMeta`); std::nullopt otherwise.
 /// Throws std::invalid_argument (exit status 2) for a dtype the GPU path does not compute.
+std::optional<std::string> checkCudaDevice(DType dtype, bool offersMeta);
+
+/// The run's device of a command that offers `--device cpu|cuda` (`multihead`, `einsum`).
+struct ComputeDevice {
+  DeviceFactory factory;             ///< empty: the cpu device
+  std::optional<std::string> noGpu;  ///< cuda was asked and no GPU answers: print, exit 1
+};
+
+/// Parses `--device` ("cpu" or "cuda") for such a command; for cuda, checkCudaDevice(dtype) and
+/// a factory of kernels::cuda::makeCudaDevice. Throws std::invalid_argument (exit status 2) for
+/// another name and as checkCudaDevice.
+ComputeDevice parseComputeDevice(const std::string& name, DType dtype);
+
+/// When `config` asks for the cuda device: checkCudaDevice(the workload's dtype), then has the
+/// runner make each run's device on the GPU (kernels::cuda::useCudaDeviceIfAsked). Leaves any
+/// other device alone. Returns and throws as checkCudaDevice (strategies offer meta too).
 std::optional<std::string> prepareCudaDevice(RunConfig& config);
 
 }  // namespace matmulviz::cli

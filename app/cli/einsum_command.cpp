@@ -1,6 +1,7 @@
-// matmulviz-cli einsum: torch.einsum on the engine (seeds/001_*), on a fresh simulated device:
-// the output's shape, the time, curMem/maxMem and every allocation the contraction made.
+// matmulviz-cli einsum: torch.einsum on the engine (seeds/001_*), on a fresh device (cpu, or a
+// GPU): the output's shape, the time, curMem/maxMem and every allocation the contraction made.
 #include "app/cli/commands.h"
+#include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/autograd/grad_mode.h"
 #include "core/io/npy.h"
@@ -24,6 +25,7 @@ namespace {
 
 struct Options {
   std::string equation, shapes, dtype = "float32", seed = "0", json, inputs, saveDir;
+  std::string device = "cpu";
 };
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -102,23 +104,31 @@ double maxRelErr(const Tensor& got, const Tensor& ref) {
 
 struct EinsumRun {
   Tensor out;  // host
+  DeviceKind device = DeviceKind::Cpu;
   double timeS = 0, maxRelErr = 0;
   MemoryCounters inputs, current, peak;
   nlohmann::ordered_json allocations = nlohmann::ordered_json::array();
 };
 
-EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& hostOps) {
+/// Runs the contraction on a fresh device (`factory`'s, or the cpu device), timed up to the end
+/// of the device's queued work.
+EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& hostOps,
+                    const DeviceFactory& factory) {
   static HostBacking backing;
-  auto device = std::make_shared<DeviceContext>(DeviceKind::Cpu, backing,
-                                                CachingAllocator::Options{std::nullopt, true});
+  const CachingAllocator::Options options{std::nullopt, true};
+  const DevicePtr device = factory
+                               ? factory(options)
+                               : std::make_shared<DeviceContext>(DeviceKind::Cpu, backing, options);
   NoGradGuard noGrad;
   std::vector<Tensor> ops;
   for (size_t i = 0; i < hostOps.size(); ++i)
     ops.push_back(toDevice(hostOps[i], device, "operand " + std::to_string(i)));
   EinsumRun r;
+  r.device = device->kind();
   r.inputs = device->allocator().current();
   const auto t0 = std::chrono::steady_clock::now();
   Tensor out = einsum(equation, ops);
+  if (ComputeBackend* backend = device->compute()) backend->synchronize();  // a GPU's queue
   r.timeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.setLabel("einsum output");
   r.current = device->allocator().current();
@@ -146,6 +156,7 @@ nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
   nlohmann::ordered_json j;
   j["equation"] = equation;
   j["dtype"] = std::string(dtypeName(dtype));
+  j["device"] = std::string(deviceKindName(r.device));
   auto shapes = nlohmann::ordered_json::array();
   for (const Tensor& t : ops) shapes.push_back(t.sizes());
   j["operand_shapes"] = shapes;
@@ -160,8 +171,9 @@ nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
 }
 
 void writeText(std::ostream& os, const std::string& equation, DType dtype, const EinsumRun& r) {
-  os << "einsum('" << equation << "') -> " << r.out.shapeString() << " " << dtypeName(dtype) << ", "
-     << r.timeS * 1e3 << " ms, max_rel_err vs float64 " << r.maxRelErr << "\n"
+  os << "einsum('" << equation << "') -> " << r.out.shapeString() << " " << dtypeName(dtype)
+     << " on " << deviceKindName(r.device) << ", " << r.timeS * 1e3
+     << " ms, max_rel_err vs float64 " << r.maxRelErr << "\n"
      << "  curMem " << r.current.allocatedBytes << " B, maxMem " << r.peak.allocatedBytes
      << " B (operands " << r.inputs.allocatedBytes << " B)\n";
   for (const auto& a : r.allocations)
@@ -184,10 +196,15 @@ int run(const Options& o) {
   }
   EinsumRun r;
   try {
+    ComputeDevice device = parseComputeDevice(o.device, dtype);
+    if (device.noGpu) {
+      std::cerr << "matmulviz-cli einsum: " << *device.noGpu << "\n";
+      return 1;
+    }
     checkOutputPath(o.json, "--json");
     checkOutputDirectory(o.saveDir, "--save-dir");
     ops = loadOperands(o, dtype);
-    r = runEinsum(o.equation, ops);
+    r = runEinsum(o.equation, ops, device.factory);
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     std::cerr << "matmulviz-cli einsum: " << (msg.rfind("--", 0) == 0 ? "" : "EQUATION: ") << msg
@@ -239,6 +256,8 @@ Action addEinsumCommand(CLI::App& app) {
   cmd->add_option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)")
       ->type_name("DTYPE");
   cmd->add_option("--seed", o->seed, "seed of the random operands (default 0)")->type_name("INT");
+  cmd->add_option("--device", o->device, "cpu | cuda (a GPU, float32) (default cpu)")
+      ->type_name("DEVICE");
   cmd->add_option("--inputs", o->inputs, "operands from .npy files, comma-separated")
       ->type_name("A.npy,B.npy");
   cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout")

@@ -1,7 +1,8 @@
 // matmulviz-cli multihead: seeds/002_*'s matmul_with_importance (multi-head matmul over the
-// important tokens) with its gradients, on a fresh simulated device; prints or writes a report
-// of O3's shape, t, the gradients' norms, the allocations and what was saved for backward.
+// important tokens) with its gradients, on a fresh device (cpu, or a GPU); prints or writes a
+// report of O3's shape, t, the gradients' norms, the allocations and what was saved for backward.
 #include "app/cli/commands.h"
+#include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/io/npy.h"
 #include "core/multihead/multihead_report.h"
@@ -20,7 +21,7 @@ namespace {
 
 struct Options {
   std::string b = "2", s = "8", h = "16", e = "4", heads = "4", topP = "1.0", topK;
-  std::string dtype = "float32", seed = "0", json, saveDir, timeline;
+  std::string dtype = "float32", seed = "0", json, saveDir, timeline, device = "cpu";
   std::string a1Path, pPath, w1Path, gradOutputPath;
   bool backward = false;
 };
@@ -133,6 +134,7 @@ nlohmann::ordered_json toJson(const MultiheadReport& r) {
                    {"top_p", c.topP},
                    {"top_k", c.topK ? nlohmann::ordered_json(*c.topK) : nullptr},
                    {"dtype", std::string(dtypeName(c.dtype))},
+                   {"device", std::string(deviceKindName(r.device))},
                    {"backward", c.backward},
                    {"seed", c.seed}};
   j["t"] = r.t;
@@ -173,7 +175,7 @@ void writeText(std::ostream& os, const MultiheadReport& r) {
   os << "matmul_with_importance: A1 [" << c.b << ", " << c.s << ", " << c.h << "], W1 [" << c.h
      << ", " << c.e << "], " << c.numHeads << " heads of " << c.h / c.numHeads << ", top_p "
      << c.topP << ", top_k " << (c.topK ? std::to_string(*c.topK) : "none") << ", "
-     << dtypeName(c.dtype) << "\n";
+     << dtypeName(c.dtype) << ", on " << deviceKindName(r.device) << "\n";
   os << "  t = " << r.t << " important tokens; O3 [" << r.t << ", " << c.numHeads << ", " << c.e
      << "], |O3| = " << r.normO3 << "\n";
   if (r.t == 0)
@@ -221,6 +223,12 @@ int run(const Options& o, const CLI::App& cmd) {
   MultiheadInputs inputs;
   try {
     config = buildConfig(o, cmd, inputs);
+    ComputeDevice device = parseComputeDevice(o.device, config.dtype);
+    if (device.noGpu) {
+      std::cerr << "matmulviz-cli multihead: " << *device.noGpu << "\n";
+      return 1;
+    }
+    config.deviceFactory = std::move(device.factory);
     checkOutputPath(o.json, "--json");
     checkOutputDirectory(o.saveDir, "--save-dir");
     if (o.timeline == "-")
@@ -240,7 +248,7 @@ int run(const Options& o, const CLI::App& cmd) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli multihead: " << cliMessage(e.what()) << "\n";
     return 2;
-  } catch (const std::exception& e) {  // OutOfMemoryError, std::bad_alloc
+  } catch (const std::exception& e) {  // OutOfMemoryError, std::bad_alloc, CudaError
     std::cerr << "matmulviz-cli multihead: the run failed: " << e.what() << "\n";
     return 1;
   }
@@ -289,6 +297,7 @@ Action addMultiheadCommand(CLI::App& app) {
   cmd->add_flag("--backward", o->backward,
                 "also compute dA1 and dW1 with a grad_output (random N(0,1) unless given)");
   option("--seed", o->seed, "seed of the random inputs (default 0)", "INT");
+  option("--device", o->device, "cpu | cuda (a GPU, float32) (default cpu)", "DEVICE");
   option("--json", o->json, "write the report as JSON to PATH, or - for stdout", "PATH|-");
   option("--save-dir", o->saveDir,
          "write DIR/{A1,P,W1,grad_output,O3,dA1,dW1,mask}.npy (float32 for bfloat16)", "DIR");

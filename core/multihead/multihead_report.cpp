@@ -159,8 +159,11 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
   MultiheadReport r;
   r.config = config;
   r.inputs = prepareMultiheadInputs(config, std::move(inputs));
-  auto device = std::make_shared<DeviceContext>(
-      DeviceKind::Cpu, backing, CachingAllocator::Options{std::nullopt, config.recordTimeline});
+  const CachingAllocator::Options options{std::nullopt, config.recordTimeline};
+  const DevicePtr device = config.deviceFactory
+                               ? config.deviceFactory(options)
+                               : std::make_shared<DeviceContext>(DeviceKind::Cpu, backing, options);
+  r.device = device->kind();
   const MultiheadInputs& in = r.inputs;
   const Tensor A1 = toDevice(in.A1, device, "A1");
   const Tensor P = toDevice(in.P, device, "P");
@@ -186,6 +189,7 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
     res =
         matmulWithImportance(A1, P, W1, config.numHeads, config.topP, config.topK, g, afterForward);
   }
+  if (ComputeBackend* backend = device->compute()) backend->synchronize();  // a GPU's queue
   r.timeSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r.current = device->allocator().current();
   r.peak = device->allocator().peak();

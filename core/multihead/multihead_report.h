@@ -23,6 +23,10 @@ struct MultiheadConfig {
   bool backward = false;  ///< run with a grad_output (given, or seeded N(0, 1))
   uint64_t seed = 0;      ///< seed of the random inputs
   bool recordTimeline = true;
+  /// Makes the run's device from the allocator options (a GPU: kernels/cuda/cuda_device.h
+  /// makeCudaDevice). Empty: the cpu device. A device with a ComputeBackend is synchronized
+  /// before the run's clock is read.
+  DeviceFactory deviceFactory;
 
   /// Throws std::invalid_argument naming the argument ("b", "s", "h", "e", "num_heads",
   /// "top_p", "top_k", "dtype") when a size is < 1, num_heads does not divide h, top_p is
@@ -38,6 +42,7 @@ struct MultiheadInputs {
 
 struct MultiheadReport {
   MultiheadConfig config;
+  DeviceKind device = DeviceKind::Cpu;  ///< the kind of the device it ran on
   int64_t t = 0;                        ///< important tokens
   std::vector<uint8_t> mask;            ///< [b * s], 1 = important
   std::vector<int64_t> selectedTokens;  ///< flat i * s + j of each row of A3, ascending
@@ -65,10 +70,12 @@ struct MultiheadReport {
 /// Throws std::invalid_argument naming "A1", "P", "W1" or "grad_output" (and as validate()).
 MultiheadInputs prepareMultiheadInputs(const MultiheadConfig& config, MultiheadInputs given);
 
-/// Runs matmulWithImportance on a fresh cpu device (a new caching-allocator model holding only
-/// the inputs A1, P, W1 and, with backward, grad_output, labelled so), and records it.
+/// Runs matmulWithImportance on a fresh device (config.deviceFactory's, else the cpu device: a new
+/// caching-allocator model holding only the inputs A1, P, W1 and, with backward, grad_output,
+/// labelled so), and records it.
 /// Throws std::invalid_argument (config.validate(); an input of the wrong shape, naming "A1",
-/// "P", "W1" or "grad_output"), OutOfMemoryError when the host cannot hold it.
+/// "P", "W1" or "grad_output"), OutOfMemoryError when the device cannot hold it, and what the
+/// factory throws (kernels::cuda::CudaError: no GPU).
 MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inputs = {});
 
 /// sqrt(sum x^2) in float64 (NaN for an undefined tensor).

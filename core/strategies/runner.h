@@ -30,7 +30,7 @@ struct RunConfig {
   /// Makes the device of each run when `device` is one the engine cannot make itself (cuda:
   /// kernels/cuda/cuda_device.h makeCudaDevice; tests pass a simulated device). The runner
   /// synchronizes the device's ComputeBackend before reading its timers.
-  std::function<DevicePtr(CachingAllocator::Options)> deviceFactory;
+  DeviceFactory deviceFactory;
 };
 
 using ProgressFn = std::function<void(const std::string&)>;

@@ -6,6 +6,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/tensor/compute_backend.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,10 @@ class DeviceContext {
 };
 
 using DevicePtr = std::shared_ptr<DeviceContext>;
+
+/// Makes a run's device from its allocator options: what a caller passes to run on a device the
+/// engine cannot make itself (a GPU: kernels/cuda/cuda_device.h makeCudaDevice).
+using DeviceFactory = std::function<DevicePtr(CachingAllocator::Options)>;
 
 /// Names the op that allocations and timeline events belong to while it is alive:
 /// `OpScope op(device, "bmm");`. Restores the previous op on exit. Null device: no-op.

@@ -175,6 +175,9 @@ class TestCliMultihead : public QObject {
                                 << "subscript k has size 4";
     if (!kSanitizedBuild)
       QTest::newRow("bad shape") << QStringList{"ij->i", "--shapes", "2y3"} << 2 << "--shapes";
+    if (!kSanitizedBuild)
+      QTest::newRow("no meta device") << QStringList{"ij->i", "--shapes", "2x3", "--device", "meta"}
+                                      << 2 << "--device: 'meta' is not offered here";
   }
   void einsumCommand() {
     QFETCH(QStringList, args);
@@ -192,6 +195,32 @@ class TestCliMultihead : public QObject {
     } else {
       QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
     }
+  }
+
+  /// --device cuda: on a GPU, the cpu device's results and memory; without one (here), exit 1
+  /// with the probe's reason before any work, for both commands.
+  void cudaRunsOrSaysWhy_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("multihead") << QStringList{"multihead", "--top-p", "0.3", "--backward"};
+    QTest::newRow("einsum") << QStringList{"einsum", "bij,bjk->bik", "--shapes", "2x3x4,2x4x5"};
+  }
+  void cudaRunsOrSaysWhy() {
+    QFETCH(QStringList, args);
+    const CliResult cuda = runCli(args + QStringList{"--device", "cuda", "--json", "-"});
+    QVERIFY(cuda.ok());
+    if (!matmulviz::testing::cudaAnswers(QStringLiteral(MATMULVIZ_CLI_PATH))) {
+      QCOMPARE(cuda.exitCode, 1);
+      QVERIFY2(cuda.err.contains("--device cuda: CUDA is not available"), cuda.err.constData());
+      QVERIFY(cuda.out.isEmpty());
+      return;
+    }
+    QVERIFY2(cuda.exitCode == 0, cuda.err.constData());
+    const CliResult cpu = runCli(args + QStringList{"--json", "-"});
+    QVERIFY2(cpu.ok() && cpu.exitCode == 0, cpu.err.constData());
+    const QJsonObject onGpu = parse(cuda.out), onCpu = parse(cpu.out);
+    QCOMPARE(onGpu["memory"].toObject(), onCpu["memory"].toObject());
+    const QJsonObject device = args.front() == "multihead" ? onGpu["workload"].toObject() : onGpu;
+    QCOMPARE(device["device"].toString(), QStringLiteral("cuda"));
   }
 };
 

@@ -18,6 +18,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
 #include "core/multihead/multihead.h"
+#include "core/multihead/multihead_report.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
 #include "core/strategies/runner.h"
@@ -300,6 +301,34 @@ class TestEngineOnDevice : public QObject {
     QVERIFY(sim.backward.maxRelErrDC < 1e-5);
     QVERIFY(maxAbsDiff(sim.out.toDoubles(), cpu.out.toDoubles()) < 1e-5);
     QVERIFY(maxAbsDiff(sim.backward.dC.toDoubles(), cpu.backward.dC.toDoubles()) < 1e-5);
+  }
+
+  /// runMultihead (what `matmulviz-cli multihead --device cuda` runs) on the device: the cpu
+  /// device's tokens, outputs, gradients and memory, and the report says where it ran.
+  void multiheadReportMatchesCpu() {
+    MultiheadConfig c;
+    c.b = 3, c.s = 6, c.h = 8, c.e = 5, c.numHeads = 2;
+    c.topP = 0.3;
+    c.topK = 4;
+    c.backward = true;
+    const MultiheadInputs inputs = prepareMultiheadInputs(c, {});
+    const MultiheadReport cpu = runMultihead(c, inputs);
+    c.deviceFactory = [](CachingAllocator::Options o) { return deviceUnderTest(o); };
+    const MultiheadReport dev = runMultihead(c, inputs);
+    QCOMPARE(dev.device, DeviceKind::Cuda);
+    QCOMPARE(cpu.device, DeviceKind::Cpu);
+    QVERIFY(cpu.t > 0);
+    QCOMPARE(dev.selectedTokens, cpu.selectedTokens);
+    QCOMPARE(dev.current.allocatedBytes, cpu.current.allocatedBytes);
+    QCOMPARE(dev.peak.allocatedBytes, cpu.peak.allocatedBytes);
+    QCOMPARE(dev.peak.reservedBytes, cpu.peak.reservedBytes);
+    QCOMPARE(dev.savedBytes, cpu.savedBytes);
+    QCOMPARE(dev.savedForBackward.size(), cpu.savedForBackward.size());
+    for (const auto& [got, want] :
+         {std::pair{&dev.O3, &cpu.O3}, {&dev.dA1, &cpu.dA1}, {&dev.dW1, &cpu.dW1}}) {
+      QCOMPARE(got->sizes(), want->sizes());
+      QVERIFY(maxAbsDiff(got->toDoubles(), want->toDoubles()) < 1e-5);
+    }
   }
 };
 
