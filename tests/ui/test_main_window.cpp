@@ -284,6 +284,12 @@ class TestMainWindow : public QObject {
     QVERIFY(w.classroomMode());
     QVERIFY(QApplication::font().pointSizeF() > normal);
     QVERIFY(w.kernelView()->presentationMode());
+    // Disabled controls still look disabled in the high-contrast palette.
+    const QPalette p = QApplication::palette();
+    QVERIFY(p.color(QPalette::Disabled, QPalette::ButtonText) !=
+            p.color(QPalette::Active, QPalette::ButtonText));
+    QVERIFY(p.color(QPalette::Disabled, QPalette::WindowText) !=
+            p.color(QPalette::Active, QPalette::WindowText));
     w.setClassroomMode(false);
     QCOMPARE(QApplication::font().pointSizeF(), normal);
   }

@@ -33,6 +33,12 @@ QPalette highContrastPalette() {
   p.setColor(QPalette::HighlightedText, Qt::white);
   p.setColor(QPalette::ToolTipBase, Qt::black);
   p.setColor(QPalette::ToolTipText, Qt::white);
+  // setColor(role, c) sets every colour group: without these, a disabled button (Cancel when
+  // nothing runs) would read as black as an enabled one. Mid grey stays legible (about 5:1 on
+  // white) and still reads as unavailable.
+  const QColor disabled(110, 110, 110);
+  for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    p.setColor(QPalette::Disabled, role, disabled);
   return p;
 }
 
