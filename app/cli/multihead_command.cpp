@@ -134,9 +134,9 @@ nlohmann::ordered_json toJson(const MultiheadReport& r) {
                    {"top_p", c.topP},
                    {"top_k", c.topK ? nlohmann::ordered_json(*c.topK) : nullptr},
                    {"dtype", std::string(dtypeName(c.dtype))},
-                   {"device", std::string(deviceKindName(r.device))},
                    {"backward", c.backward},
                    {"seed", c.seed}};
+  j["device"] = std::string(deviceKindName(r.device));  // where strategies puts it
   j["t"] = r.t;
   j["O3_shape"] = {r.t, c.numHeads, c.e};
   auto mask = nlohmann::ordered_json::array();

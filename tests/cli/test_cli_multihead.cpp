@@ -65,6 +65,7 @@ class TestCliMultihead : public QObject {
     QVERIFY(trace.open(QIODevice::ReadOnly));
     QVERIFY(!QJsonDocument::fromJson(trace.readAll()).isNull());
     const QJsonObject j = parse(r.out);
+    QCOMPARE(j["device"].toString(), QStringLiteral("cpu"));
     const int t = j["t"].toInt(-1);
     QVERIFY(t >= 0 && t <= 6);  // at most top_k = 3 per sequence
     const QJsonArray shape = j["O3_shape"].toArray();
@@ -192,6 +193,7 @@ class TestCliMultihead : public QObject {
           QJsonDocument(j["output_shape"].toArray()).toJson(QJsonDocument::Compact);
       QCOMPARE(QString::fromUtf8(shape), expect);
       QVERIFY(j["max_rel_err"].toDouble() < 1e-2);
+      QCOMPARE(j["device"].toString(), QStringLiteral("cpu"));
     } else {
       QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
     }
@@ -219,8 +221,7 @@ class TestCliMultihead : public QObject {
     QVERIFY2(cpu.ok() && cpu.exitCode == 0, cpu.err.constData());
     const QJsonObject onGpu = parse(cuda.out), onCpu = parse(cpu.out);
     QCOMPARE(onGpu["memory"].toObject(), onCpu["memory"].toObject());
-    const QJsonObject device = args.front() == "multihead" ? onGpu["workload"].toObject() : onGpu;
-    QCOMPARE(device["device"].toString(), QStringLiteral("cuda"));
+    QCOMPARE(onGpu["device"].toString(), QStringLiteral("cuda"));
   }
 };
 
