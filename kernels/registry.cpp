@@ -175,25 +175,30 @@ const KernelVariant* findKernel(std::string_view name) {
   return nullptr;
 }
 
-std::string kernelNames(bool includeReference, bool includeFaulty) {
+namespace {
+
+/// The names of the variants `keep` accepts, in registry order, joined by '|'.
+template <class Keep>
+std::string joinNames(Keep keep) {
   std::string names;
   for (const KernelVariant& v : kVariants) {
-    if (v.reference && !includeReference) continue;
-    if (v.faulty && !includeFaulty) continue;
+    if (!keep(v)) continue;
     if (!names.empty()) names += '|';
     names += v.name;
   }
   return names;
 }
 
+}  // namespace
+
+std::string kernelNames(bool includeReference, bool includeFaulty) {
+  return joinNames([&](const KernelVariant& v) {
+    return (includeReference || !v.reference) && (includeFaulty || !v.faulty);
+  });
+}
+
 std::string faultyKernelNames() {
-  std::string names;
-  for (const KernelVariant& v : kVariants) {
-    if (!v.faulty) continue;
-    if (!names.empty()) names += '|';
-    names += v.name;
-  }
-  return names;
+  return joinNames([](const KernelVariant& v) { return v.faulty; });
 }
 
 SimulatedRun runSimulated(const KernelVariant& variant, const MatmulProblem& problem, int tpb,

@@ -5,7 +5,6 @@
 #include "app/cli/output_files.h"
 #include "core/autograd/grad_mode.h"
 #include "core/io/npy.h"
-#include "core/memory/host_backing.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
 #include "core/util/parse_size.h"
@@ -114,11 +113,8 @@ struct EinsumRun {
 /// of the device's queued work.
 EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& hostOps,
                     const DeviceFactory& factory) {
-  static HostBacking backing;
-  const CachingAllocator::Options options{std::nullopt, true};
-  const DevicePtr device = factory
-                               ? factory(options)
-                               : std::make_shared<DeviceContext>(DeviceKind::Cpu, backing, options);
+  const DevicePtr device =
+      makeDevice(DeviceKind::Cpu, CachingAllocator::Options{std::nullopt, true}, factory);
   NoGradGuard noGrad;
   std::vector<Tensor> ops;
   for (size_t i = 0; i < hostOps.size(); ++i)
@@ -128,7 +124,7 @@ EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& host
   r.inputs = device->allocator().current();
   const auto t0 = std::chrono::steady_clock::now();
   Tensor out = einsum(equation, ops);
-  if (ComputeBackend* backend = device->compute()) backend->synchronize();  // a GPU's queue
+  device->synchronize();  // a GPU's queued work
   r.timeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.setLabel("einsum output");
   r.current = device->allocator().current();

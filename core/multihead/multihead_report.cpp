@@ -1,7 +1,6 @@
 #include "core/multihead/multihead_report.h"
 
 #include "core/autograd/grad_mode.h"
-#include "core/memory/host_backing.h"
 #include "core/multihead/multihead.h"
 #include "core/ops/ops.h"
 
@@ -155,14 +154,11 @@ double frobeniusNorm(const Tensor& t) {
 
 MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inputs) {
   config.validate();
-  static HostBacking backing;
   MultiheadReport r;
   r.config = config;
   r.inputs = prepareMultiheadInputs(config, std::move(inputs));
   const CachingAllocator::Options options{std::nullopt, config.recordTimeline};
-  const DevicePtr device = config.deviceFactory
-                               ? config.deviceFactory(options)
-                               : std::make_shared<DeviceContext>(DeviceKind::Cpu, backing, options);
+  const DevicePtr device = makeDevice(DeviceKind::Cpu, options, config.deviceFactory);
   r.device = device->kind();
   const MultiheadInputs& in = r.inputs;
   const Tensor A1 = toDevice(in.A1, device, "A1");
@@ -189,7 +185,7 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
     res =
         matmulWithImportance(A1, P, W1, config.numHeads, config.topP, config.topK, g, afterForward);
   }
-  if (ComputeBackend* backend = device->compute()) backend->synchronize();  // a GPU's queue
+  device->synchronize();  // a GPU's queued work
   r.timeSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r.current = device->allocator().current();
   r.peak = device->allocator().peak();

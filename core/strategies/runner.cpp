@@ -20,33 +20,6 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-SegmentBacking& backingFor(DeviceKind kind) {
-  static HostBacking host;
-  static MetaBacking meta;
-  switch (kind) {
-    case DeviceKind::Cpu:
-      return host;
-    case DeviceKind::Meta:
-      return meta;
-    default:
-      break;
-  }
-  throw std::invalid_argument(
-      "--device " + std::string(deviceKindName(kind)) +
-      ": the engine makes cpu and meta devices itself; a cuda device comes from the CUDA "
-      "backend (RunConfig::deviceFactory, kernels/cuda/cuda_device.h useCudaDeviceIfAsked)");
-}
-
-DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options) {
-  return std::make_shared<DeviceContext>(kind, backingFor(kind), options);
-}
-
-/// Waits for the device's queued work (a GPU's kernels run asynchronously) so that a host
-/// timer read next measures it.
-void synchronize(const DevicePtr& device) {
-  if (ComputeBackend* be = device->compute()) be->synchronize();
-}
-
 /// The device copy of a host input, or (meta, no host data) an empty tensor of that shape.
 Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const DevicePtr& device,
                    const std::string& label) {
@@ -291,8 +264,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
                std::to_string(config_.repeats));
     const CachingAllocator::Options options{config_.deviceMemoryBytes,
                                             config_.recordTimeline && last};
-    auto device = config_.deviceFactory ? config_.deviceFactory(options)
-                                        : makeDevice(config_.device, options);
+    auto device = makeDevice(config_.device, options, config_.deviceFactory);
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;
     try {
@@ -305,7 +277,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
         OpScope op(device.get(), s.name);
         out = s.run(a, c, inputs_.q, w.batch);
       }
-      synchronize(device);
+      device->synchronize();
       times.push_back(secondsSince(t0));
     } catch (const OutOfMemoryError& e) {
       run.ok = false;
@@ -356,7 +328,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
             OpScope op(device.get(), "backward");
             out.backward(g);
           }
-          synchronize(device);
+          device->synchronize();
           b.timeSeconds = secondsSince(t0);
           b.status = BackwardOutcome::Status::Ran;
           b.maxMemBytes = alloc.peak().allocatedBytes;

@@ -1,5 +1,7 @@
 #include "core/tensor/device.h"
 
+#include "core/memory/host_backing.h"
+
 #include <stdexcept>
 
 namespace matmulviz {
@@ -23,6 +25,33 @@ DeviceKind parseDeviceKind(std::string_view s) {
   if (s == "meta") return DeviceKind::Meta;
   if (s == "cuda") return DeviceKind::Cuda;
   throw std::invalid_argument("unknown device '" + std::string(s) + "' (allowed: cpu, meta, cuda)");
+}
+
+namespace {
+
+SegmentBacking& backingFor(DeviceKind kind) {
+  static HostBacking host;
+  static MetaBacking meta;
+  switch (kind) {
+    case DeviceKind::Cpu:
+      return host;
+    case DeviceKind::Meta:
+      return meta;
+    default:
+      break;
+  }
+  throw std::invalid_argument(
+      "--device " + std::string(deviceKindName(kind)) +
+      ": the engine makes cpu and meta devices itself; a cuda device comes from the CUDA "
+      "backend (RunConfig::deviceFactory, kernels/cuda/cuda_device.h useCudaDeviceIfAsked)");
+}
+
+}  // namespace
+
+DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options,
+                     const DeviceFactory& factory) {
+  if (factory) return factory(options);
+  return std::make_shared<DeviceContext>(kind, backingFor(kind), options);
 }
 
 }  // namespace matmulviz

@@ -39,6 +39,11 @@ class DeviceContext {
   bool hasData() const { return backing_.hasData(); }
   /// The backend that computes on this device's memory; null when the host does (cpu, meta).
   ComputeBackend* compute() const { return compute_; }
+  /// Waits for the device's queued work (a GPU's kernels run asynchronously), so that a host
+  /// clock read next measures it. Nothing to wait for on a device without a ComputeBackend.
+  void synchronize() const {
+    if (compute_) compute_->synchronize();
+  }
   CachingAllocator& allocator() { return allocator_; }
   const CachingAllocator& allocator() const { return allocator_; }
 
@@ -63,6 +68,13 @@ using DevicePtr = std::shared_ptr<DeviceContext>;
 /// Makes a run's device from its allocator options: what a caller passes to run on a device the
 /// engine cannot make itself (a GPU: kernels/cuda/cuda_device.h makeCudaDevice).
 using DeviceFactory = std::function<DevicePtr(CachingAllocator::Options)>;
+
+/// A fresh device with a new allocator model: `factory`'s when one is given, else the engine's
+/// own device of `kind` (cpu: memory in host RAM; meta: no memory). Throws
+/// std::invalid_argument for another kind without a factory (a cuda device comes from the CUDA
+/// backend: kernels/cuda/cuda_device.h).
+DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options,
+                     const DeviceFactory& factory = {});
 
 /// Names the op that allocations and timeline events belong to while it is alive:
 /// `OpScope op(device, "bmm");`. Restores the previous op on exit. Null device: no-op.
