@@ -1,10 +1,10 @@
 #pragma once
-// 01 naive: the lesson's kernel (seeds/001_*), the baseline every later variant improves on.
-// Thread (i, j) = cuda.grid(2) computes C[i, j] with x over the rows of C, behind the bounds
-// check `if i < M and j < N`, in TPB x TPB blocks on a grid of (ceil(M/TPB), ceil(N/TPB)).
-// Each thread reads a whole row of A and a whole column of B from global memory (2K loads for
-// K FMAs, arithmetic intensity 1/4 FLOP per byte). Neighbouring threads of a warp differ in x,
-// that is in the row i: their loads of A[i, k] are K floats apart and their stores of C[i, j]
+// 01 naive: the kernel of the fast.ai lesson "Finishing up Matmul", the baseline every later
+// variant improves on. Thread (i, j) = cuda.grid(2) computes C[i, j] with x over the rows of C,
+// behind the bounds check `if i < M and j < N`, in TPB x TPB blocks on a grid of (ceil(M/TPB),
+// ceil(N/TPB)). Each thread reads a whole row of A and a whole column of B from global memory (2K
+// loads for K FMAs, arithmetic intensity 1/4 FLOP per byte). Neighbouring threads of a warp differ
+// in x, that is in the row i: their loads of A[i, k] are K floats apart and their stores of C[i, j]
 // N floats apart, so none of a warp's accesses coalesce into one transaction.
 
 #include "core/sim/hd.h"

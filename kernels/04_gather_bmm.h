@@ -1,5 +1,5 @@
 #pragma once
-// 04 gather_bmm: the fused strategy's kernel, out[n] = a[n] @ c[q[n]] (seeds/000_*), with no
+// 04 gather_bmm: the fused strategy's kernel, out[n] = a[n] @ c[q[n]] (the forum post), with no
 // copy of c[q]. What changed since 02_coalesced: a third, batch coordinate n, and the matrix of
 // c each item multiplies is looked up through q inside the kernel. Why it is cheaper: the
 // strategies that write c[q] first materialise an [N, J, K] tensor (2 GiB for the seed's

@@ -1,7 +1,7 @@
 #pragma once
-// The lesson's speed ladder (seeds/001_*): the same product C[M, N] = A[M, K] @ B[K, N], float32,
-// computed the slow way first and then faster and faster, each rung timed and checked against a
-// float64 reference:
+// The speed ladder of the fast.ai lesson "Finishing up Matmul": the same product C[M, N] = A[M, K]
+// @ B[K, N], float32, computed the slow way first and then faster and faster, each rung timed and
+// checked against a float64 reference:
 //
 //   simulated    the naive kernel on the simulated launcher, one CUDA thread at a time
 //   loop         a plain C++ triple loop

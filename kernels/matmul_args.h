@@ -17,8 +17,8 @@ struct MatmulArgs {
   int N = 0;
 };
 
-/// out[n] = a[n] @ c[q[n]] (the fused gather-matmul of seeds/000_*), sizes as in the seed:
-/// a: [N, I, J], c: [M, J, K], q: [N] int64 with 0 <= q[n] < M, out: [N, I, K].
+/// out[n] = a[n] @ c[q[n]] (the fused gather-matmul of the PyTorch forum post), sizes as in the
+/// seed: a: [N, I, J], c: [M, J, K], q: [N] int64 with 0 <= q[n] < M, out: [N, I, K].
 struct GatherBmmArgs {
   sim::GlobalView<const float> a;
   sim::GlobalView<const float> c;

@@ -1,5 +1,5 @@
-// matmulviz-cli einsum: torch.einsum on the engine (seeds/001_*), on a fresh device (cpu, or a
-// GPU): the output's shape, the time, curMem/maxMem and every allocation the contraction made.
+// matmulviz-cli einsum: torch.einsum on the engine (the fast.ai lesson), on a fresh device (cpu, or
+// a GPU): the output's shape, the time, curMem/maxMem and every allocation the contraction made.
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
@@ -242,7 +242,8 @@ Action addEinsumCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "einsum",
-      "torch.einsum on the engine (seeds/001_*): contracted pairwise through bmm as PyTorch does; "
+      "torch.einsum on the engine (as in the fast.ai lesson \"Finishing up Matmul\"): operands "
+      "contracted pairwise through bmm as PyTorch does; "
       "reports the output shape, time, curMem/maxMem and every allocation");
   cmd->add_option("EQUATION", o->equation,
                   "e.g. 'ik,kj->ij', 'bsnd,nde->bsne', 'ii->i', '...ij,jk'")

@@ -1,7 +1,7 @@
-// matmulviz-cli ladder: the lesson's speed ladder (seeds/001_*), one product timed as a simulated
-// per-thread launch, a plain loop, einsum, BLAS and, where a GPU answers, the CUDA kernels and
-// cuBLAS (kernels/ladder.h). Prints one table, or JSON with --json.
-// Exit codes: 0 success, 1 a rung failed, 2 bad input.
+// matmulviz-cli ladder: the speed ladder of the fast.ai lesson "Finishing up Matmul", one product
+// timed as a simulated per-thread launch, a plain loop, einsum, BLAS and, where a GPU answers, the
+// CUDA kernels and cuBLAS (kernels/ladder.h). Prints one table, or JSON with --json. Exit codes: 0
+// success, 1 a rung failed, 2 bad input.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -188,7 +188,7 @@ Action addLadderCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "ladder",
       "Time one matmul as a simulated per-thread launch, a plain loop, einsum, BLAS and (with a "
-      "GPU) the CUDA kernels and cuBLAS: the lesson's speed ladder");
+      "GPU) the CUDA kernels and cuBLAS: the speed ladder of the fast.ai lesson");
   cmd->add_option("--m", a->m, "M: rows of A and C (default 50000, the lesson's images)");
   cmd->add_option("--k", a->k, "K: columns of A, rows of B (default 784 = 28 x 28 pixels)");
   cmd->add_option("--n", a->n, "N: columns of B and C (default 10 classes)");

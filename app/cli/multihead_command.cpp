@@ -1,6 +1,7 @@
-// matmulviz-cli multihead: seeds/002_*'s matmul_with_importance (multi-head matmul over the
-// important tokens) with its gradients, on a fresh device (cpu, or a GPU); prints or writes a
-// report of O3's shape, t, the gradients' norms, the allocations and what was saved for backward.
+// matmulviz-cli multihead: the multi-head matmul assignment's matmul_with_importance (multi-head
+// matmul over the important tokens) with its gradients, on a fresh device (cpu, or a GPU); prints
+// or writes a report of O3's shape, t, the gradients' norms, the allocations and what was saved for
+// backward.
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
@@ -279,7 +280,8 @@ Action addMultiheadCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "multihead",
-      "seeds/002_*: O3 = multi-head matmul of the important tokens of A1 [b,s,h] (P >= top_p "
+      "matmul_with_importance of the multi-head matmul assignment: O3 = multi-head matmul of the "
+      "important tokens of A1 [b,s,h] (P >= top_p "
       "and among the top_k of their sequence) with W1 [h,e]; with --backward also dA1, dW1; "
       "reports memory and what was saved for backward");
   auto option = [&](const char* name, std::string& into, const char* help, const char* type) {

@@ -264,8 +264,9 @@ Action addStrategiesCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "strategies",
-      "Run seeds/000_*'s gathered batched matmul (a [N,I,J], c [M,J,K], q [N] -> out [N,I,K]) "
-      "with each strategy; report time, curMem/maxMem and what stays alive and why");
+      "The gathered batched matmul out[n] = a[n] @ c[q[n]] (a [N,I,J], c [M,J,K], q [N]) with the "
+      "four strategies of the PyTorch forum post \"Many weird phenomena about torch.matmul()\" "
+      "and a fused one; reports time, curMem/maxMem and what stays alive and why");
   auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
     cmd->add_option(name, into, help)->type_name(type);
   };

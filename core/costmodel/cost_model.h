@@ -55,7 +55,7 @@ struct Prediction {
 /// The model's prediction of `work` on `gpu`.
 Prediction predict(const WorkCounts& work, const GpuProfile& gpu);
 
-/// The seed's workload (seeds/000_*): a [N, I, J], c [M, J, K], q [N] int64, strategy3's batch,
+/// The seed's workload (the forum post): a [N, I, J], c [M, J, K], q [N] int64, strategy3's batch,
 /// bytes per element of a and c (4 for float32, 2 for float16/bfloat16).
 struct StrategyWorkload {
   std::int64_t n = 131072;

@@ -1,4 +1,5 @@
-// seeds/002_*: matmul_with_multi_head and matmul_with_importance on the engine's ops.
+// The multi-head matmul assignment: matmul_with_multi_head and matmul_with_importance on the
+// engine's ops.
 #include "core/multihead/multihead.h"
 
 #include "core/autograd/grad_mode.h"

@@ -1,6 +1,7 @@
 #pragma once
-// seeds/002_*: multi-head matmul and matmul over "important" tokens, with their gradients,
-// written against the engine's ops so that the memory model sees every view and copy.
+// The multi-head matmul assignment: multi-head matmul and matmul over "important" tokens, with
+// their gradients, written against the engine's ops so that the memory model sees every view and
+// copy.
 //
 // Shapes: b batch, s sequence, h hidden, e embed, nh heads, hd = h / nh head dim,
 // t the number of important tokens. All tensors row-major; any strides accepted.
@@ -14,7 +15,7 @@
 
 namespace matmulviz {
 
-/// O2 = matmul_with_multi_head(A1, W1, num_heads) (seeds/002_*, task 1).
+/// O2 = matmul_with_multi_head(A1, W1, num_heads) (the multi-head assignment, task 1).
 /// A1: [b, s, h]; W1: [h, e]; h % num_heads == 0. Returns O2 [b, s, nh, e] with
 /// O2[i, j, n, :] = A1[i, j, n*hd:(n+1)*hd] @ W1[n*hd:(n+1)*hd, :].
 /// How: A1.view(b, s, nh, hd).permute(2, 0, 1, 3).reshape(nh, b*s, hd) (a view: the heads are
@@ -26,8 +27,8 @@ namespace matmulviz {
 /// for wrong ranks, mismatched h, dtypes or devices, or num_heads < 1 or not dividing h.
 Tensor matmulWithMultiHead(const Tensor& A1, const Tensor& W1, int64_t numHeads);
 
-/// Which tokens are important (seeds/002_*, task 2): P[i, j] >= top_p AND P[i, j] is among
-/// the top_k of row i (top_k none = s). P: [b, s], any floating dtype. Returns mask [b * s]
+/// Which tokens are important (the multi-head assignment, task 2): P[i, j] >= top_p AND P[i, j] is
+/// among the top_k of row i (top_k none = s). P: [b, s], any floating dtype. Returns mask [b * s]
 /// (1 = important), row-major.
 /// - `P >= top_p` compares in P's dtype, as PyTorch does for a tensor and a Python float
 ///   (aten/src/ATen/native/BinaryOps.cpp, type promotion: the scalar is cast to P's dtype), so
@@ -47,10 +48,10 @@ struct ImportanceResult {
   std::vector<int64_t> selectedTokens;  ///< flat indices i * s + j of A3's rows, ascending
 };
 
-/// matmul_with_importance(A1, P, W1, num_heads, top_p, top_k, grad_output) (seeds/002_*,
-/// tasks 2 and 3). A1: [b, s, h]; P: [b, s]; W1: [h, e]; grad_output: [t, nh, e] or undefined.
-/// A3 = A1[mask] ([t, h], batch-major then sequence order, what boolean-mask indexing gives;
-/// built as A1.view(b*s, h)[index] with a host int64 index, so the index is copied to the
+/// matmul_with_importance(A1, P, W1, num_heads, top_p, top_k, grad_output) (the multi-head
+/// assignment, tasks 2 and 3). A1: [b, s, h]; P: [b, s]; W1: [h, e]; grad_output: [t, nh, e] or
+/// undefined. A3 = A1[mask] ([t, h], batch-major then sequence order, what boolean-mask indexing
+/// gives; built as A1.view(b*s, h)[index] with a host int64 index, so the index is copied to the
 /// device for the gather), O3 = A3's multi-head product [t, nh, e] (one bmm, see
 /// matmulWithMultiHead). t = 0 works (O3 [0, nh, e], dA1 all zeros, dW1 zeros).
 /// Without grad_output: runs under no_grad: no autograd graph, nothing saved.

@@ -1,8 +1,8 @@
 #pragma once
-// One run of matmul_with_importance (seeds/002_*) on a fresh simulated device, recorded so that
-// a GUI or the CLI can draw and print it without running it again: sizes, the importance mask,
-// O3 and the gradients (host copies), curMem/maxMem, what was saved for backward and why, and
-// the allocator's timeline. Qt-free.
+// One run of matmul_with_importance (the multi-head assignment) on a fresh simulated device,
+// recorded so that a GUI or the CLI can draw and print it without running it again: sizes, the
+// importance mask, O3 and the gradients (host copies), curMem/maxMem, what was saved for backward
+// and why, and the allocator's timeline. Qt-free.
 
 #include "core/report/strategies_report.h"
 #include "core/tensor/tensor.h"

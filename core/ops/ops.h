@@ -94,7 +94,7 @@ Tensor mT(const Tensor& t);
 }  // namespace matmulviz
 
 namespace matmulviz {
-// ---- added for einsum (seeds/001_*, issue 5): core/ops/mul.cpp, sum_dims.cpp, diagonal.cpp ----
+// ---- added for einsum (the fast.ai lesson): core/ops/mul.cpp, sum_dims.cpp, diagonal.cpp ----
 /// a * b with broadcasting (at::mul; shapes as at::infer_size). float dtypes, same dtype and
 /// device. MulBackward0 saves b iff a requires grad and a iff b does
 /// (tools/autograd/derivatives.yaml). Throws std::invalid_argument for shapes that do not

@@ -1,4 +1,4 @@
-// direct (seeds/000_* "Directly-4"): out4 = torch.matmul(a, c[q]).
+// direct (the forum post's "Directly-4"): out4 = torch.matmul(a, c[q]).
 // Both operands are 3-d, so matmul calls bmm; c[q] (N x J x K elements) exists for the whole
 // statement, and stays when a requires grad (saved as mat2 of BmmBackward0).
 #include "core/ops/ops.h"

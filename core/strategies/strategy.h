@@ -1,5 +1,5 @@
 #pragma once
-// The strategies of seeds/000_* and our fused one. Each is the seed's Python statement
+// The strategies of the PyTorch forum post and our fused one. Each is the seed's Python statement
 // `out = strategyX(...)` written against the engine in the seed's statement order, so tensor
 // lifetimes (and so curMem/maxMem) follow from the engine's rules, not from per-strategy math.
 

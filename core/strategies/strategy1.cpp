@@ -1,4 +1,4 @@
-// strategy1 (seeds/000_*): per-row matmul over a precomputed c[q], then cat.
+// strategy1 (the forum post): per-row matmul over a precomputed c[q], then cat.
 //   out1 = strategy1(a, c[q])
 //   def strategy1(a, c):
 //       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[i, :, :]) for i in range(a.shape[0])],

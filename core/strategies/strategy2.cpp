@@ -1,4 +1,4 @@
-// strategy2 (seeds/000_*): per-row matmul with c[q[i]], then cat.
+// strategy2 (the forum post): per-row matmul with c[q[i]], then cat.
 //   out2 = strategy2(a, c, q)
 //   def strategy2(a, c, index):
 //       return torch.cat([torch.matmul(a[i:i + 1, :, :], c[index[i], :, :]) for i in

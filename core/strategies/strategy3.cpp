@@ -1,4 +1,4 @@
-// strategy3 (seeds/000_*): per-batch matmul with c[q[batch]], then cat.
+// strategy3 (the forum post): per-batch matmul with c[q[batch]], then cat.
 //   out3 = strategy3(a, c, q, 256)
 //   def strategy3(a, c, index, batch=256):
 //       return torch.cat([torch.matmul(a[i * batch:i * batch + batch, :, :],

@@ -1,6 +1,7 @@
 #pragma once
-// The gathered batched matmul of seeds/000_*: a [N, I, J], c [M, J, K], index q [N] (a host
-// int64 tensor, as in the seed), out [N, I, K] with out[n] = a[n] @ c[q[n]].
+// The gathered batched matmul of the PyTorch forum post "Many weird phenomena about
+// torch.matmul()": a [N, I, J], c [M, J, K], index q [N] (a host int64 tensor, as in the seed), out
+// [N, I, K] with out[n] = a[n] @ c[q[n]].
 
 #include "core/tensor/tensor.h"
 

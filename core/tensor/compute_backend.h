@@ -50,7 +50,7 @@ class ComputeBackend {
   /// [index.numel(), out.sizes[1:]...], index as in indexRows.
   virtual void indexAddRows(const Tensor& out, const Tensor& index, const Tensor& g) = 0;
   /// out[n] = a[n] @ c[q[n]]: a [N, I, J], c [M, J, K], q [N] int64 on the device with values
-  /// in [0, M) (any stride), out [N, I, K] contiguous (seeds/000_*'s fused strategy, no copy of
+  /// in [0, M) (any stride), out [N, I, K] contiguous (the forum post's fused strategy, no copy of
   /// c[q]).
   virtual void gatherBmm(const Tensor& out, const Tensor& a, const Tensor& c, const Tensor& q) = 0;
   /// dA[n] = dO[n] @ c[q[n]]^T, dA [N, I, J] contiguous.

@@ -405,7 +405,7 @@ void TestCliStrategies::jsonContract() {
   }
 }
 
-// seeds/000_*'s table (curMem/maxMem MiB) at the seed's workload, every strategy isolated.
+// The forum post's table (curMem/maxMem MiB) at the seed's workload, every strategy isolated.
 void TestCliStrategies::seedTableOnMeta_data() {
   QTest::addColumn<QString>("requiresGrad");
   QTest::addColumn<QStringList>("table");  // strategy1, strategy2, strategy3, direct, fused

@@ -1,4 +1,4 @@
-// einsum (seeds/001_*): values and PyTorch's error messages against the golden fixtures
+// einsum (the fast.ai lesson): values and PyTorch's error messages against the golden fixtures
 // (tests/reference/golden/einsum.json, from tests/reference/make_golden.py), gradients by
 // finite differences, and memory: einsum('ik,kj->ij') is mm, allocating only its output.
 #include "core/memory/host_backing.h"

@@ -1,5 +1,6 @@
-// matmul_with_multi_head and matmul_with_importance (seeds/002_*): values against float64
-// references, gradients by finite differences, the tie rule, errors, side effects and memory.
+// matmul_with_multi_head and matmul_with_importance (the multi-head assignment): values against
+// float64 references, gradients by finite differences, the tie rule, errors, side effects and
+// memory.
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
 #include "core/multihead/multihead.h"

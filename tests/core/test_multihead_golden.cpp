@@ -31,9 +31,9 @@ std::vector<double> values(const nlohmann::json& v) {
   return v.get<std::vector<double>>();
 }
 
-/// The tolerance table of seeds/002_*'s products (golden side: float32 accumulation, one
-/// rounding to the dtype; engine side: the same, summed in another order). Each output
-/// element is one product of K <= 9 terms, so the float32 accumulation differs by far less
+/// The tolerance table of the multi-head matmul assignment's products (golden side: float32
+/// accumulation, one rounding to the dtype; engine side: the same, summed in another order). Each
+/// output element is one product of K <= 9 terms, so the float32 accumulation differs by far less
 /// than the dtype's rounding: the table is op_check's productTolerance (float32 1e-5,
 /// float16 1e-3, bfloat16 1e-2, relative to max |ref|): one rounding step of the dtype
 /// (2^-11, 2^-8) when both sides round a value sitting near a rounding boundary differently,

@@ -113,7 +113,7 @@ class TestStrategies : public QObject {
     QTest::addColumn<QString>("grad");
     QTest::addColumn<qint64>("curMiB");
     QTest::addColumn<qint64>("maxMiB");
-    // seeds/000_*: "When A is not requires_grad_(), and no matter whether C is".
+    // The forum post: "When A is not requires_grad_(), and no matter whether C is".
     const struct {
       const char* s;
       qint64 cur0, max0, cur1, max1;

@@ -1,5 +1,5 @@
-// The engine on a device with its own memory: every op and every strategy of seeds/000_* on a
-// simulated CUDA device (kernels/engine/simulated_backend.h), which runs the engine's kernel
+// The engine on a device with its own memory: every op and every strategy of the PyTorch forum post
+// on a simulated CUDA device (kernels/engine/simulated_backend.h), which runs the engine's kernel
 // bodies, the same ones the CUDA backend launches, through the simulator, on guarded memory the
 // host cannot touch. Each case is compared with the cpu device: the same values (to float32
 // rounding), and the same memory, byte for byte, because the allocator model is the same.

@@ -21,7 +21,7 @@ class TestLaunchConfig : public QObject {
     QTest::addColumn<unsigned>("gx");
     QTest::addColumn<unsigned>("gy");
     QTest::addColumn<qulonglong>("threads");
-    // seeds/001_*: blockspergrid = (ceil(50000/16), ceil(10/16)) = (3125, 1)
+    // The fast.ai lesson: blockspergrid = (ceil(50000/16), ceil(10/16)) = (3125, 1)
     QTest::addRow("lesson 50000x10 tpb16") << 50000 << 10 << 16 << 3125u << 1u << 800000ull;
     QTest::addRow("lesson 5x10 tpb16") << 5 << 10 << 16 << 1u << 1u << 256ull;
     QTest::addRow("odd 17x19 tpb8") << 17 << 19 << 8 << 3u << 3u << 576ull;

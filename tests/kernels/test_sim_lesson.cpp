@@ -1,4 +1,4 @@
-// The lesson's launch at full size (seeds/001_*): naive, M=50000, K=784, N=10, TPB=16 gives the
+// The fast.ai lesson's launch at full size: naive, M=50000, K=784, N=10, TPB=16 gives the
 // grid (3125, 1), 800000 threads of which 500000 pass the bounds check. One run; skipped in the
 // sanitizer build, where it takes minutes.
 #include <QtTest>

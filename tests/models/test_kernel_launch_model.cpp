@@ -1,4 +1,4 @@
-// The Kernel view's model, GUI-free: launch shapes from the lesson (seeds/001_*), the
+// The Kernel view's model, GUI-free: launch shapes from the fast.ai lesson, the
 // animation's steps per unit, narration read from the trace, following a thread, playback.
 #include <QSignalSpy>
 #include <QtTest>

@@ -1,7 +1,8 @@
 #pragma once
 // A Scenario: what the user asks the app to run (DESIGN.md, "Data flows one way"): the
-// strategies workload of seeds/000_* with its grad flags, device and repeats, and the kernel
-// launch of seeds/001_* (kernel, M, K, N, TPB). Qt Core only; saved as JSON in QSettings.
+// strategies workload of the PyTorch forum post with its grad flags, device and repeats, and the
+// kernel launch of the fast.ai lesson (kernel, M, K, N, TPB). Qt Core only; saved as JSON in
+// QSettings.
 
 #include "core/strategies/preset.h"
 

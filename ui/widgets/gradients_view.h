@@ -28,7 +28,8 @@ class GradientsView : public QWidget {
 
   /// Offers the runs of `report` whose backward produced gradients; says why when none did.
   void setReport(std::shared_ptr<const StrategiesReport> report);
-  /// Adds dA1 [b, s, h] and dW1 [h, e] of a multi-head run (seeds/002_*) to the choices.
+  /// Adds dA1 [b, s, h] and dW1 [h, e] of a multi-head run (the multi-head assignment) to the
+  /// choices.
   void setMultiheadReport(std::shared_ptr<const MultiheadReport> report);
   void setPresentationMode(bool on);
 

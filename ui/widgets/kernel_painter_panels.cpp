@@ -203,7 +203,7 @@ void KernelPainter::code() {
               Qt::AlignLeft | Qt::AlignVCenter,
               unchecked ? QStringLiteral("  faulty: threads past C go out of bounds")
               : idle    ? QStringLiteral("  bounds check false: the thread is idle")
-                        : QStringLiteral("  the lesson's kernel (seeds/001)"));
+                        : QStringLiteral("  the lesson's kernel (fast.ai)"));
 }
 
 void KernelPainter::diagnostics() {

@@ -1,5 +1,5 @@
 #pragma once
-// The lesson's speed ladder in the Kernel view (seeds/001_*): the same C = A @ B timed as a
+// The lesson's speed ladder in the Kernel view (the fast.ai lesson): the same C = A @ B timed as a
 // simulated per-thread launch, a plain loop, einsum, BLAS and, where a GPU answers, the CUDA
 // kernels and cuBLAS (kernels/ladder.h), on a worker thread with Cancel, charted as bars on a
 // log axis with each rung's speed-up over the one before.

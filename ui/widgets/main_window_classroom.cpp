@@ -49,7 +49,7 @@ struct Lesson {
   const char* preset;  ///< non-null: run this preset's strategies (on meta: memory only)
 };
 
-// From seeds/001_* (the per-thread kernel) to seeds/000_* (the strategies).
+// From the fast.ai lesson (the per-thread kernel) to the forum post (the strategies).
 constexpr Lesson kLessons[] = {
     {"1. One block for a 5x10 output: TPB 16, 206 of 256 threads idle", "naive", 5, 784, 10, 16,
      nullptr},
@@ -59,7 +59,7 @@ constexpr Lesson kLessons[] = {
      nullptr},
     {"5. A missing barrier: the race the simulator catches", "smem_tiled_no_sync", 40, 37, 33, 8,
      nullptr},
-    {"6. The seed's strategies: why c[q] costs 2 GiB (memory only)", "naive", 5, 784, 10, 16,
+    {"6. The forum post's strategies: why c[q] costs 2 GiB (memory only)", "naive", 5, 784, 10, 16,
      "seed000"},
     {"7. The same with requires_grad on a (memory only)", "naive", 5, 784, 10, 16, "seed000-grad"},
 };

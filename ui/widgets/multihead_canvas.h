@@ -1,6 +1,6 @@
 #pragma once
-// The drawing of the Multi-head view (seeds/002_*): A1 of one batch row split into heads
-// (column blocks, one colour each), the importance mask over [b, s] (P's value as grey, the
+// The drawing of the Multi-head view (the multi-head assignment): A1 of one batch row split into
+// heads (column blocks, one colour each), the importance mask over [b, s] (P's value as grey, the
 // important tokens highlighted), and O3 [t, nh, e] with its rows labelled by token.
 
 #include "core/multihead/multihead_report.h"

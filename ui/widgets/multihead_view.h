@@ -1,7 +1,7 @@
 #pragma once
-// The Multi-head view (seeds/002_*): sizes b, s, h, e and heads, top_p and top_k as sliders that
-// update the importance mask live, dtype and backward; the drawing (A1 split into heads, the
-// mask over [b, s], O3) beside what the run cost: curMem/maxMem and what was saved for
+// The Multi-head view (the multi-head assignment): sizes b, s, h, e and heads, top_p and top_k as
+// sliders that update the importance mask live, dtype and backward; the drawing (A1 split into
+// heads, the mask over [b, s], O3) beside what the run cost: curMem/maxMem and what was saved for
 // backward. Runs go to a worker thread; the latest request wins.
 
 #include "core/multihead/multihead_report.h"
