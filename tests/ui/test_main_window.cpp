@@ -27,6 +27,8 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QScreen>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTabWidget>
@@ -66,6 +68,29 @@ class TestMainWindow : public QObject {
     QCoreApplication::setOrganizationName("matmulviz-tests");
     QCoreApplication::setApplicationName("test_main_window");
     QSettings().clear();
+  }
+
+  // A fresh settings folder: the window takes most of the screen and the Scenario dock shows
+  // its fields, not just its labels; the empty speed ladder says what fills it.
+  void firstStartIsUsable() {
+    QSettings().clear();
+    MainWindow w(historyPath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50);  // the dock is sized once the window is laid out
+    const QRect screen = w.screen()->availableGeometry();
+    QVERIFY2(w.width() >= screen.width() * 8 / 10,
+             qPrintable(QString("%1 of %2").arg(w.width()).arg(screen.width())));
+    QVERIFY(w.height() >= screen.height() * 8 / 10);
+    QVERIFY(screen.contains(w.frameGeometry().topLeft()));
+    auto* dock = w.findChild<QDockWidget*>("scenarioDock");
+    QVERIFY(dock);
+    const int wanted = std::min(w.scenarioPanel()->sizeHint().width(), w.width() / 3);
+    QVERIFY2(dock->width() >= wanted,
+             qPrintable(QString("dock %1 px, panel wants %2").arg(dock->width()).arg(wanted)));
+    auto* ladder = w.findChild<LadderChart*>();
+    QVERIFY(ladder);
+    QVERIFY(ladder->placeholderText().contains("Run the speed ladder"));
   }
 
   void opensFiveViews() {

@@ -153,6 +153,28 @@ void ChartView::setIntegerTicks(QCPAxis* axis) {
   axis->setNumberPrecision(0);
 }
 
+void ChartView::showPlaceholder(const QString& text) {
+  auto* label = new QCPItemText(plot_);
+  label->setObjectName(QStringLiteral("placeholder"));
+  label->position->setType(QCPItemPosition::ptAxisRectRatio);
+  label->position->setCoords(0.5, 0.5);
+  label->setPositionAlignment(Qt::AlignCenter);
+  label->setTextAlignment(Qt::AlignCenter);
+  QFont f = font();
+  f.setPointSize(fontPointSize(12));
+  label->setFont(f);
+  label->setColor(presentation_ ? QColor(60, 60, 60) : QColor(110, 110, 110));
+  label->setText(text);
+}
+
+QString ChartView::placeholderText() const {
+  for (int i = 0; i < plot_->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i));
+        t && t->objectName() == QLatin1String("placeholder"))
+      return t->text();
+  return {};
+}
+
 void ChartView::setValueScale(QCPAxis* axis, bool log) {
   axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   const QCPRange r = axis->range();

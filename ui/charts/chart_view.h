@@ -52,6 +52,8 @@ class ChartView : public QWidget {
   QStringList seriesNames() const;
   /// Points of the series named `series` (a colour map counts its cells); -1 when absent.
   int pointCount(const QString& series) const;
+  /// The text showPlaceholder() put in the plot; empty when the chart has data.
+  QString placeholderText() const;
   /// Rebuilds nothing; redraws now (QCustomPlot::rpImmediateRefresh). For tests and benchmarks.
   void replotNow();
   /// Milliseconds the last replot took (QCustomPlot::replotTime).
@@ -79,6 +81,9 @@ class ChartView : public QWidget {
   int fontPointSize(int normal) const;
   /// Pen width for data lines.
   double lineWidth() const;
+  /// Writes `text` in the middle of the axis rect, in grey: what fills a chart that has no data
+  /// yet ("Run the speed ladder to fill this chart"). Call it from rebuild() after clearItems().
+  void showPlaceholder(const QString& text);
   /// Ticks at whole numbers only (event index, run id, row, column) on `axis`.
   static void setIntegerTicks(QCPAxis* axis);
   /// Linear or logarithmic `axis`, with ticks for its current range (set the range first):

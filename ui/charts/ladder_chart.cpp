@@ -122,6 +122,11 @@ void LadderChart::rebuild() {
       text += QStringLiteral("   ×%1").arg(r.speedupOverPrevious, 0, 'g', 3);
     label->setText(text);
   }
+  if (rungs_.isEmpty())
+    showPlaceholder(
+        QStringLiteral("Press \"Run the speed ladder\" to fill this chart:\n"
+                       "the launch above timed as a simulated kernel, a loop, einsum, "
+                       "BLAS and (with a GPU) CUDA"));
   applyStyle();
   p->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -3,6 +3,7 @@
 #include "core/costmodel/cost_model.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
+#include "ui/widgets/first_start_layout.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/ladder_view.h"
@@ -30,6 +31,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace matmulviz::ui {
@@ -321,8 +323,15 @@ void MainWindow::saveSession() {
 
 void MainWindow::restoreSession() {
   QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
+    applyFirstStartGeometry(*this);
+  if (!restoreState(settings.value("window/state").toByteArray())) {
+    // A fresh settings folder: once shown, the Scenario dock gets its panel's natural width.
+    QTimer::singleShot(0, this, [this] {
+      if (auto* dock = findChild<QDockWidget*>("scenarioDock"))
+        giveDockItsNaturalWidth(*this, *dock, *panel_);
+    });
+  }
   tabs_->setCurrentIndex(settings.value("window/view", 0).toInt());
   const QByteArray saved = settings.value("scenario").toString().toUtf8();
   if (!saved.isEmpty()) {
