@@ -1,10 +1,8 @@
 #pragma once
-// A CUDA device simulated on the CPU: the engine's primitives (core/tensor/compute_backend.h)
-// run as the same kernel bodies the CUDA backend launches (kernels/engine/*_kernels.h), through
-// the simulated launcher (core/sim), one thread at a time, with every access bounds-checked.
-// Device memory is guarded host memory (device_memory_guard.h), so an op that skips the backend
-// crashes as on a GPU. Slow (about a million simulated threads per second): for tests of the
-// engine's device path on machines without a GPU, at small sizes.
+// A CUDA device without a GPU: the engine's kernel bodies run in the simulator (every thread,
+// every access bounds-checked) on guarded memory the host cannot read outside a launch or a
+// transfer. The primitives, their checks and their launch geometry are EngineBackend's, the
+// same as the CUDA backend's; this class only says how a kernel runs here.
 
 #include <cstdint>
 #include <memory>
@@ -12,47 +10,55 @@
 
 #include "core/sim/launch_config.h"
 #include "core/sim/launcher.h"
-#include "core/tensor/compute_backend.h"
 #include "core/tensor/device.h"
 #include "kernels/engine/device_memory_guard.h"
+#include "kernels/engine/engine_args.h"
+#include "kernels/engine/engine_backend.h"
 
 namespace matmulviz::kernels::engine {
 
-class SimulatedComputeBackend final : public ComputeBackend {
+class SimulatedComputeBackend final : public EngineBackend<SimulatedComputeBackend> {
  public:
   explicit SimulatedComputeBackend(GuardedSegmentBacking& memory) : memory_(memory) {}
   std::string name() const override { return "simulated cuda"; }
-  void copy(const Tensor& dst, const Tensor& src) override;
-  void fillZero(const Tensor& t) override;
-  void addInPlace(const Tensor& a, const Tensor& b) override;
-  void mulInPlace(const Tensor& a, const Tensor& b) override;
-  void sumInto(const Tensor& out, const Shape& outStrides, const Tensor& t) override;
-  void gemm(const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void indexRows(const Tensor& out, const Tensor& t, const Tensor& index) override;
-  void indexAddRows(const Tensor& out, const Tensor& index, const Tensor& g) override;
-  void gatherBmm(const Tensor& out, const Tensor& a, const Tensor& c, const Tensor& q) override;
-  void gatherBmmGradA(const Tensor& dA, const Tensor& dO, const Tensor& c,
-                      const Tensor& q) override;
-  void gatherBmmGradC(const Tensor& dC, const Tensor& a, const Tensor& dO,
-                      const Tensor& q) override;
   void synchronize() override {}
 
   /// Kernel launches so far (tests check that work went through the backend).
   std::int64_t launches() const { return launches_; }
 
- private:
-  /// Runs `body` for n threads (1-d grid of kEngineBlock) with the device memory open. Throws
-  /// std::logic_error with the first diagnostic when the simulator reports one (a bug in the
-  /// engine's kernels).
-  template <class Body>
-  void run(const char* kernel, std::int64_t n, Body&& body);
+  // EngineBackend's launch hooks.
+  /// Runs Op::run on blocks x kEngineBlock simulated threads with the device memory open.
+  /// Throws std::logic_error with the first diagnostic when the simulator reports one (a bug in
+  /// the engine's kernels).
+  template <class Op, class Args>
+  void launch(unsigned blocks, const Args& args) {
+    sim::LaunchConfig config;
+    config.blockDim.x = kEngineBlock;
+    config.gridDim.x = blocks;
+    sim::LaunchOptions options;
+    options.kernel = Op::name;
+    options.maxDiagnostics = 1;
+    OpenDeviceMemory open(memory_);
+    const sim::LaunchReport report =
+        sim::launch(config, {}, options, [&](auto& ctx) { Op::run(ctx, args); });
+    ++launches_;
+    if (!report.diagnostics.empty())
+      throw std::logic_error(std::string("simulated device: kernel ") + Op::name + ": " +
+                             report.diagnostics.front().message);
+  }
+  /// memcpy with the device memory open.
+  void transfer(const Tensor& dst, const Tensor& src, std::int64_t bytes, bool toDevice);
+  void zeroBytes(const Tensor& t) { zeroByKernel(t); }
+  /// The simulated device has no gemm library: always the engine's kernel.
+  bool gemmNative(const Tensor&, const Tensor&, const Tensor&) { return false; }
 
+ private:
   GuardedSegmentBacking& memory_;
   std::int64_t launches_ = 0;
 };
 
-/// A DeviceContext of kind Cuda on a simulated device (guarded memory, SimulatedComputeBackend)
-/// that owns both. Its accounting is the allocator model's, as on any device.
+extern template class EngineBackend<SimulatedComputeBackend>;
+
 DevicePtr makeSimulatedCudaDevice(CachingAllocator::Options options = {});
 
 }  // namespace matmulviz::kernels::engine
