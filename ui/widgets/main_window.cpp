@@ -30,6 +30,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -53,6 +54,9 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   auto* scroll = new QScrollArea;
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
+  // Never narrower than the panel's fields need (a splitter once squeezed it to its labels).
+  scroll->setMinimumWidth(panel_->minimumSizeHint().width() +
+                          scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
   auto* dock = new QDockWidget(tr("Scenario"), this);
   dock->setObjectName("scenarioDock");
   dock->setWidget(scroll);
