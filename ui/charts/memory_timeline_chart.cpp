@@ -3,7 +3,11 @@
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/strategies_table_model.h"  // csvField
 
+#include "core/memory/caching_allocator.h"  // formatBytes
+
 #include <qcustomplot.h>
+
+#include <QMenu>
 
 #include <algorithm>
 #include <cmath>
@@ -30,8 +34,35 @@ void MemoryTimelineChart::setModel(const MemoryTimelineModel* model) {
   disconnect(resetConn_);
   model_ = model;
   if (model)
-    resetConn_ = connect(model, &QAbstractItemModel::modelReset, this, [this] { rebuild(); });
+    resetConn_ = connect(model, &QAbstractItemModel::modelReset, this, [this] {
+      scaleToAllocated_ = scaleToAllocatedByDefault();
+      rebuild();
+      emit scaleToAllocatedChanged(scaleToAllocated_);
+    });
+  scaleToAllocated_ = scaleToAllocatedByDefault();
   rebuild();
+}
+
+bool MemoryTimelineChart::scaleToAllocatedByDefault() const {
+  if (!model_ || model_->eventCount() == 0) return false;
+  const auto& reserved = model_->reservedSeries();
+  const qint64 top = *std::max_element(reserved.begin(), reserved.end());
+  return top > 4 * model_->peakAllocatedBytes();
+}
+
+void MemoryTimelineChart::setScaleToAllocated(bool on) {
+  if (on == scaleToAllocated_) return;
+  scaleToAllocated_ = on;
+  rebuild();
+  emit scaleToAllocatedChanged(on);
+}
+
+void MemoryTimelineChart::addMenuActions(QMenu& menu) {
+  QAction* scale = menu.addAction(tr("Scale to allocated"));
+  scale->setCheckable(true);
+  scale->setChecked(scaleToAllocated_);
+  scale->setToolTip(tr("Fit the value axis to allocated memory; reserved may go above it"));
+  connect(scale, &QAction::toggled, this, &MemoryTimelineChart::setScaleToAllocated);
 }
 
 QString MemoryTimelineChart::chartName() const {
@@ -74,7 +105,8 @@ void MemoryTimelineChart::setupAxes() {
     p->legend->setWrap(4);
   }
   p->legend->setVisible(true);
-  p->xAxis->setLabel(QStringLiteral("allocator event (in order; hover for the op and the block)"));
+  // No hover hint here: the label is part of every exported image.
+  p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
@@ -99,15 +131,11 @@ void MemoryTimelineChart::rebuild() {
   for (int i = 0; i < plotted_.size(); ++i) x[i] = plotted_[i];
   if (!plotted_.isEmpty()) {
     addBands(x);
-    addLines(x);
+    addLines();
     markPeak();
     markStatementEnd();
-    double top = 0;
-    for (const qint64 v : model_->reservedSeries()) top = std::max<double>(top, v / kMiB);
-    for (const qint64 v : model_->allocatedSeries()) top = std::max<double>(top, v / kMiB);
     p->xAxis->setRange(-0.5, std::max(1.0, x.back() + 0.5));
-    p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
-                                  : QCPRange(0, std::max(top, 1e-3) * 1.15));
+    setValueRange();
   } else {
     p->xAxis->setRange(0, 1);
     p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, 1) : QCPRange(0, 1));
@@ -147,7 +175,44 @@ void MemoryTimelineChart::addBands(const QVector<double>& x) {
   }
 }
 
-void MemoryTimelineChart::addLines(const QVector<double>& x) {
+namespace {
+
+/// Minima and maxima of `series` over `columns` equal stretches of events (fewer when there
+/// are fewer events); keys: each stretch's first event.
+struct Envelope {
+  QVector<double> keys, lo, hi;
+  /// The line moves visibly within a column in more than a few columns (a line that flips
+  /// every event), not just at a single jump or along a ramp.
+  bool spread = false;
+};
+
+Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
+  Envelope e;
+  const qint64 n = series.size();
+  columns = static_cast<int>(std::min<qint64>(n, columns));
+  for (int c = 0; c < columns; ++c) {
+    const qint64 begin = n * c / columns, end = n * (c + 1) / columns;
+    if (begin >= end) continue;
+    const auto [lo, hi] = std::minmax_element(series.begin() + begin, series.begin() + end);
+    e.keys << double(begin);
+    e.lo << std::max(*lo / kMiB, log ? kLogFloorMiB : 0.0);
+    e.hi << std::max(*hi / kMiB, log ? kLogFloorMiB : 0.0);
+  }
+  const double top = e.hi.isEmpty() ? 0 : *std::max_element(e.hi.begin(), e.hi.end());
+  int spreadColumns = 0;
+  for (int i = 0; i < e.hi.size(); ++i) spreadColumns += e.hi[i] - e.lo[i] > 0.01 * top;
+  e.spread = spreadColumns >= std::max(2, columns / 100);
+  if (n > 0) {  // the last event closes the step
+    e.keys << double(n - 1);
+    e.lo << e.lo.back();
+    e.hi << e.hi.back();
+  }
+  return e;
+}
+
+}  // namespace
+
+void MemoryTimelineChart::addLines() {
   QCustomPlot* p = plot();
   const struct {
     const char* name;
@@ -159,17 +224,48 @@ void MemoryTimelineChart::addLines(const QVector<double>& x) {
       {"reserved", &model_->reservedSeries(), Qt::SolidLine, QColor(0, 0, 0)},
   };
   for (const auto& l : lines) {
-    QVector<double> y(x.size());
-    for (int i = 0; i < x.size(); ++i) {
-      y[i] = (*l.series)[plotted_[i]] / kMiB;
-      if (logScale()) y[i] = std::max(y[i], kLogFloorMiB);
-    }
+    const Envelope e = envelopeOf(*l.series, lineColumns(), logScale());
     auto* g = p->addGraph();
     g->setName(QString::fromLatin1(l.name));
     g->setLineStyle(QCPGraph::lsStepLeft);
     g->setPen(QPen(l.color, lineWidth(), l.style));
-    g->setData(x, y, true);
+    g->setData(e.keys, e.hi, true);
+    if (!e.spread) continue;
+    // Where the line moves within a column: its range as a pale band, named in the legend.
+    auto* band = p->addGraph();
+    band->setName(QString::fromLatin1(l.name) + QStringLiteral(": range within a pixel"));
+    band->setLineStyle(QCPGraph::lsStepLeft);
+    QColor fill = l.color;
+    fill.setAlpha(50);
+    band->setPen(QPen(fill, 1));
+    band->setBrush(fill);
+    band->setData(e.keys, e.lo, true);
+    band->setChannelFillGraph(g);
   }
+}
+
+void MemoryTimelineChart::setValueRange() {
+  QCustomPlot* p = plot();
+  const double allocated = model_->peakAllocatedBytes() / kMiB;
+  double lines = 0;
+  for (const auto* series : {&model_->reservedSeries(), &model_->requestedSeries()})
+    for (const qint64 v : *series) lines = std::max<double>(lines, v / kMiB);
+  const double top = scaleToAllocated_ ? allocated : std::max(allocated, lines);
+  p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
+                                : QCPRange(0, std::max(top, 1e-3) * 1.15));
+  if (!scaleToAllocated_ || lines <= p->yAxis->range().upper) return;
+  auto* note = new QCPItemText(p);
+  note->position->setType(QCPItemPosition::ptAxisRectRatio);
+  note->position->setCoords(0.995, 0.01);
+  note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  QFont f = font();
+  f.setPointSize(fontPointSize(9));
+  note->setFont(f);
+  note->setColor(QColor(60, 60, 60));
+  note->setBrush(QColor(255, 255, 255, 210));
+  note->setPadding(QMargins(4, 2, 4, 2));
+  note->setText(QStringLiteral("scaled to allocated: reserved reaches %1, above the chart")
+                    .arg(QString::fromStdString(formatBytes(qint64(lines * kMiB)))));
 }
 
 void MemoryTimelineChart::markPeak() {
@@ -188,10 +284,7 @@ void MemoryTimelineChart::markPeak() {
   f.setBold(true);
   label->setFont(f);
   label->setColor(QColor(200, 0, 0));
-  label->setText(QStringLiteral("peak %1 MiB at event %2 (op %3, block %4)")
-                     .arg(mib, 0, 'f', mib < 10 ? 2 : 0)
-                     .arg(peak)
-                     .arg(model_->opAt(peak), model_->labelAt(peak)));
+  label->setText(QStringLiteral("peak ") + model_->peakText());
   label->position->setParentAnchor(dot->position);
   label->position->setCoords(0, -8);
   const double share = model_->eventCount() > 1 ? double(peak) / (model_->eventCount() - 1) : 0;
