@@ -103,6 +103,32 @@ class TestKernelView : public QObject {
     QVERIFY(view.narration().contains(QStringLiteral("A[3,1] * B[1,7], k = 1 of 784")));
   }
 
+  void tileCaptionFollowsTheKernelsBarriers_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addRow("smem_tiled") << "smem_tiled";
+    QTest::addRow("smem_tiled_no_sync: one barrier per tile") << "smem_tiled_no_sync";
+  }
+  void tileCaptionFollowsTheKernelsBarriers() {
+    // The lesson's product, at the products of tile 2 of 49: both kernels show the same tile
+    // (the painter took two barriers per tile for granted; no_sync has one).
+    QFETCH(QString, kernel);
+    KernelView view;
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(launchAndWait(view, {kernel, 5, 784, 10, 16, 0}));
+    const KernelTimeline& t = view.model().timeline();
+    const KernelGeometry& g = view.model().result()->geometry;
+    view.setStepUnit(KernelView::StepUnit::KStep);
+    view.seek(t.phaseBegin(g.computePhase(1)) + 1);  // the first product of tile 1
+    QCOMPARE(view.model().currentPhase(), g.computePhase(1));
+    QCOMPARE(t.tileOfPhase(view.model().currentPhase()), 1);
+    QVERIFY2(view.narration().contains("tile 2 of 49"), qPrintable(view.narration()));
+    const QImage frame = view.canvas()->grab().toImage();
+    QVERIFY(distinctColours(frame) > 4);
+    const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+    if (!lookAt.isEmpty()) QVERIFY(frame.save(lookAt + "/kernel-tile2-" + kernel + ".png"));
+  }
+
   void followingACellOfAnotherBlockRetraces() {
     KernelView view;
     view.resize(1200, 800);
