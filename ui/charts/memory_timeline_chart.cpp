@@ -78,13 +78,15 @@ void MemoryTimelineChart::thin() {
     std::iota(plotted_.begin(), plotted_.end(), 0);
     return;
   }
-  // Each stretch keeps its event of largest allocated; the peak is the largest of its stretch.
+  // Each stretch keeps the event of largest allocated among it and its two neighbours (so a
+  // rise and fall longer than a stretch still shows its top in every stretch: no stripes); the
+  // peak, the first event at the maximum, is the first largest of its windows.
   const int buckets = maxPlottedEvents() - 2;
   const auto& allocated = model_->allocatedSeries();
   plotted_.append(0);
   for (int b = 0; b < buckets; ++b) {
-    const int begin = static_cast<int>(qint64(n) * b / buckets);
-    const int end = static_cast<int>(qint64(n) * (b + 1) / buckets);
+    const int begin = static_cast<int>(qint64(n) * std::max(0, b - 1) / buckets);
+    const int end = static_cast<int>(qint64(n) * std::min(buckets, b + 2) / buckets);
     int best = begin;
     for (int i = begin; i < end; ++i)
       if (allocated[i] > allocated[best]) best = i;
@@ -198,6 +200,14 @@ Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
     e.lo << std::max(*lo / kMiB, log ? kLogFloorMiB : 0.0);
     e.hi << std::max(*hi / kMiB, log ? kLogFloorMiB : 0.0);
   }
+  // Each column's range widened to its neighbours': a line that rises and falls over a few
+  // columns is a band with steady edges, not a comb of vertical strokes.
+  const QVector<double> lo = e.lo, hi = e.hi;
+  for (int i = 0; i < hi.size(); ++i)
+    for (int j = std::max(0, i - 1); j <= std::min(int(hi.size()) - 1, i + 1); ++j) {
+      e.lo[i] = std::min(e.lo[i], lo[j]);
+      e.hi[i] = std::max(e.hi[i], hi[j]);
+    }
   const double top = e.hi.isEmpty() ? 0 : *std::max_element(e.hi.begin(), e.hi.end());
   int spreadColumns = 0;
   for (int i = 0; i < e.hi.size(); ++i) spreadColumns += e.hi[i] - e.lo[i] > 0.01 * top;
