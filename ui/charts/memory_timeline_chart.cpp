@@ -264,18 +264,11 @@ void MemoryTimelineChart::setValueRange() {
   p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
                                 : QCPRange(0, std::max(top, 1e-3) * 1.15));
   if (!scaleToAllocated_ || lines <= p->yAxis->range().upper) return;
-  auto* note = new QCPItemText(p);
-  note->position->setType(QCPItemPosition::ptAxisRectRatio);
-  note->position->setCoords(0.995, 0.01);
-  note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-  QFont f = font();
-  f.setPointSize(fontPointSize(9));
-  note->setFont(f);
-  note->setColor(QColor(60, 60, 60));
-  note->setBrush(QColor(255, 255, 255, 210));
-  note->setPadding(QMargins(4, 2, 4, 2));
-  note->setText(QStringLiteral("scaled to allocated: reserved reaches %1, above the chart")
-                    .arg(QString::fromStdString(formatBytes(qint64(lines * kMiB)))));
+  // In the title: a note inside the plot would cover the peak's label.
+  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+  title->setText(title->text() +
+                 QStringLiteral("\n(scaled to allocated: reserved reaches %1, above the chart)")
+                     .arg(QString::fromStdString(formatBytes(qint64(lines * kMiB)))));
 }
 
 void MemoryTimelineChart::markPeak() {
@@ -315,8 +308,10 @@ void MemoryTimelineChart::markStatementEnd() {
   line->setPen(QPen(QColor(90, 90, 90), presentationMode() ? 2 : 1, Qt::DashDotLine));
   auto* label = new QCPItemText(p);
   label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  label->position->setCoords(event - 0.5, 0.02);
-  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // At the bottom, over the bands: the peak's label is near the top, often at this event.
+  label->position->setCoords(event - 0.5, 0.98);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  label->setBrush(QColor(255, 255, 255, 210));
   label->setPadding(QMargins(4, 2, 4, 2));
   QFont f = font();
   f.setPointSize(fontPointSize(9));

@@ -23,6 +23,8 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   strategy_->setMinimumContentsLength(12);
   summary_ = new QLabel(tr("Run the strategies (Ctrl+R) to see each one's memory timeline."));
   summary_->setObjectName("memorySummary");
+  summary_->setWordWrap(true);  // a long header wraps rather than widening the window
+  summary_->setMinimumWidth(200);
   row->addWidget(new QLabel(tr("Strategy")));
   row->addWidget(strategy_);
   row->addSpacing(12);
