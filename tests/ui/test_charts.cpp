@@ -160,10 +160,10 @@ void TestCharts::metaTimesAreLeftOut() {
     QCOMPARE(chart.pointCount(s), 2);
     QVERIFY(chart.csv().contains(QString(",%1,true,,").arg(s)));  // meta: no time in the CSV
   }
-  QVERIFY(chart.texts().join('\n').contains("runs on the meta device are not timed"));
+  QVERIFY(chart.texts().join('\n').contains("meta runs: not timed"));
   chart.setLayout(Layout::BarsLatest);  // the latest run is meta: only the model's bars
   QCOMPARE(chart.seriesNames(), QStringList{"model: H100 (predicted)"});
-  QVERIFY(chart.texts().join('\n').contains("meta device: no arithmetic, not timed"));
+  QVERIFY(chart.texts().join('\n').contains("meta: no arithmetic, not timed"));
   chart.setMetric(Metric::MaxMem);  // memory is measured on meta
   QCOMPARE(chart.seriesNames(), QStringList{"requires_grad: none"});
   QVERIFY(!chart.texts().join('\n').contains("not timed"));

@@ -110,7 +110,8 @@ void StrategiesChart::rebuild() {
   f.setPointSize(fontPointSize(11));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("%1 per strategy, %2%3")
+  // Two lines: the charts sit side by side in the Strategies view, each half as wide.
+  title->setText(QStringLiteral("%1 per strategy\n%2%3")
                      .arg(metricLabel(metric_).section(QLatin1String(" ("), 0, 0),
                           layout_ == Layout::BarsLatest
                               ? QStringLiteral("latest run of each requires_grad setting")
@@ -224,6 +225,7 @@ void StrategiesChart::addValueLabel(double key, double value, const QString& mis
   }
   label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
   label->position->setCoords(key, 0.97);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);  // upright, reading upwards
   const bool failed = missing == QLatin1String("failed");
   label->setColor(failed ? QColor(200, 0, 0) : QColor(90, 90, 90));
   label->setText(missing);
@@ -258,13 +260,12 @@ QString StrategiesChart::timeNote() const {
   const auto& entries = history_->entries();
   if (layout_ == Layout::LinesOverRuns)
     return std::any_of(entries.begin(), entries.end(), bookkeepingOnly)
-               ? QStringLiteral(" (runs on the meta device are not timed)")
+               ? QStringLiteral("\n(meta runs: not timed)")
                : QString();
   // Bars compare runs of the latest run's device only.
   for (auto e = entries.rbegin(); e != entries.rend(); ++e)
     if (!e->results.isEmpty())
-      return bookkeepingOnly(*e) ? QStringLiteral(" (meta device: no arithmetic, not timed)")
-                                 : QString();
+      return bookkeepingOnly(*e) ? QStringLiteral("\n(meta: no arithmetic, not timed)") : QString();
   return {};
 }
 

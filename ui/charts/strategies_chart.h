@@ -69,7 +69,7 @@ class StrategiesChart : public ChartView {
   /// After layout: value labels wider than their bar stand upright, so neighbours never
   /// overlap ("2.57 ms4.01 ms").
   void fitValueLabels();
-  /// Time only: what the title adds when runs on the meta device are left out.
+  /// Time only: the line the title adds when runs on the meta device are left out.
   QString timeNote() const;
   /// Values written beside the points of one line (a history of one run), predictions in
   /// `color` at the left of their marker, measurements at the right.
