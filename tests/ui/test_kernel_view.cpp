@@ -1,8 +1,10 @@
 // The Kernel view offscreen: it simulates small launches on its worker, the animation reaches
 // the last step, a click on a cell follows that cell's thread (re-tracing its block when
 // needed), bad input is refused, and frames render in both modes.
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QtTest>
 
 #include "ui/widgets/kernel_canvas.h"
@@ -127,6 +129,23 @@ class TestKernelView : public QObject {
     QVERIFY(distinctColours(frame) > 4);
     const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
     if (!lookAt.isEmpty()) QVERIFY(frame.save(lookAt + "/kernel-tile2-" + kernel + ".png"));
+  }
+
+  void kernelListMatchesTheCli() {
+    // every kernel of `matmulviz-cli launch --kernel`; gather_bmm listed but not selectable
+    KernelView view;
+    QComboBox* combo = nullptr;
+    for (QComboBox* c : view.findChildren<QComboBox*>())
+      if (c->findData(QStringLiteral("naive")) >= 0) combo = c;
+    QVERIFY(combo);
+    for (const char* k : {"naive", "coalesced", "smem_tiled", "gather_bmm", "smem_tiled_no_sync",
+                          "naive_no_bounds_check", "smem_tiled_divergent_barrier"})
+      QVERIFY2(combo->findData(QString(k)) >= 0, k);
+    const int gather = combo->findData(QStringLiteral("gather_bmm"));
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(model && !model->item(gather)->isEnabled());
+    QVERIFY(model->item(gather)->toolTip().contains("matmulviz-cli launch --kernel gather_bmm"));
+    QVERIFY(gather < combo->findData(QStringLiteral("smem_tiled_no_sync")));
   }
 
   void followingACellOfAnotherBlockRetraces() {
