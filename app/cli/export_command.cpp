@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <cstdio>
@@ -119,16 +120,16 @@ void writeTable(std::ostream& os, const StrategiesReport& report, const ui::RunE
 }
 
 /// A QApplication for rendering; the offscreen platform when there is no display and the user
-/// chose no platform. Without XDG_RUNTIME_DIR (a headless session) it gets a private one, as
-/// the XDG spec asks (owned by the user, mode 0700, removed at exit), so that Qt does not warn
-/// on every export.
+/// chose no platform. Without an XDG_RUNTIME_DIR folder (a headless session) it gets a private
+/// one as the XDG spec asks (owned by the user, mode 0700, removed at exit), so that Qt does not
+/// warn on every export.
 std::unique_ptr<QApplication> makeApplication() {
   if (QCoreApplication::instance()) return nullptr;
   const bool display =
       qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
   if (!display && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
-  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+  if (!QFileInfo(qEnvironmentVariable("XDG_RUNTIME_DIR")).isDir()) {  // unset or missing
     static QTemporaryDir runtime(QDir::tempPath() + QStringLiteral("/matmulviz-runtime-XXXXXX"));
     if (runtime.isValid()) qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
   }
