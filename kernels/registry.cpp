@@ -138,28 +138,28 @@ constexpr KernelVariant kVariants[] = {
      nullptr},
     {"naive", "kernels/01_naive.h",
      "the lesson's kernel: thread (i, j) computes C[i, j], x over rows, 2K global loads per thread",
-     false, false, false, naiveShape, simulateNaive},
+     false, false, false, naiveShape, simulateNaive, true, 0},
     {"coalesced", "kernels/02_coalesced.h",
      "x over columns: a warp's loads of B and stores of C are consecutive (coalesced)", false,
-     false, false, coalescedShape, simulateCoalesced},
+     false, false, coalescedShape, simulateCoalesced, false, 0},
     {"smem_tiled", "kernels/03_smem_tiled.h",
      "TPB x TPB tiles of A and B in shared memory between barriers: TPB-fold reuse of each load",
-     false, false, false, smemTiledShape, simulateSmemTiled},
+     false, false, false, smemTiledShape, simulateSmemTiled, false, 2},
     {"gather_bmm", "kernels/04_gather_bmm.h",
      "out[n] = a[n] @ c[q[n]] reading c through q in place: no [N, J, K] copy of c[q]", false, true,
-     false, gatherBmmShape, simulateGatherBmm},
+     false, gatherBmmShape, simulateGatherBmm, false, 0},
     // Wrong on purpose, for teaching: the simulator reports what each gets wrong.
     {"smem_tiled_no_sync", "kernels/05_smem_tiled_no_sync.h",
      "faulty on purpose: smem_tiled without the barrier after the inner product, a shared-memory "
      "race",
-     false, false, true, smemTiledShape, simulateSmemTiledNoSync},
+     false, false, true, smemTiledShape, simulateSmemTiledNoSync, false, 1},
     {"naive_no_bounds_check", "kernels/06_naive_no_bounds_check.h",
      "faulty on purpose: naive without `if (i < M && j < N)`, idle threads access out of bounds",
-     false, false, true, naiveShape, simulateNaiveNoBoundsCheck},
+     false, false, true, naiveShape, simulateNaiveNoBoundsCheck, true, 0},
     {"smem_tiled_divergent_barrier", "kernels/07_smem_tiled_divergent_barrier.h",
      "faulty on purpose: smem_tiled with its barriers inside `if (i < M && j < N)`, barrier "
      "divergence",
-     false, false, true, smemTiledShape, simulateSmemTiledDivergentBarrier},
+     false, false, true, smemTiledShape, simulateSmemTiledDivergentBarrier, false, 2},
 };
 
 }  // namespace

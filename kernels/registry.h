@@ -30,6 +30,15 @@ struct KernelVariant {
   /// Runs on the simulated launcher writing `out` (outputElements long). Null for BLAS.
   sim::LaunchReport (*simulate)(const MatmulProblem&, int tpb, const MatmulInputs&, float* out,
                                 const sim::LaunchOptions&) = nullptr;
+  /// threadIdx.x / blockIdx.x run over the rows of C (naive: i = blockIdx.x * TPB + threadIdx.x);
+  /// false: over its columns (coalesced, the smem_tiled kernels, gather_bmm).
+  bool xOverRows = false;
+  /// __syncthreads() per TPB-wide tile of K, for kernels that stage tiles of A and B in shared
+  /// memory: 2 for smem_tiled (after staging, after the products), 1 for smem_tiled_no_sync
+  /// (the second removed). 0 for kernels without shared tiles. The Kernel view reads a block's
+  /// barrier phases with it: tile t is staged in phase barriersPerTile * t and its products
+  /// are taken in the phase after.
+  int barriersPerTile = 0;
 };
 
 /// blas, naive, coalesced, smem_tiled, gather_bmm, then the faulty smem_tiled_no_sync,

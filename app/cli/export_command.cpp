@@ -16,6 +16,9 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 
 #include <cstdio>
 #include <cstdlib>
@@ -117,13 +120,19 @@ void writeTable(std::ostream& os, const StrategiesReport& report, const ui::RunE
 }
 
 /// A QApplication for rendering; the offscreen platform when there is no display and the user
-/// chose no platform.
+/// chose no platform. Without an XDG_RUNTIME_DIR folder (a headless session) it gets a private
+/// one as the XDG spec asks (owned by the user, mode 0700, removed at exit), so that Qt does not
+/// warn on every export.
 std::unique_ptr<QApplication> makeApplication() {
   if (QCoreApplication::instance()) return nullptr;
   const bool display =
       qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
   if (!display && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
+  if (!QFileInfo(qEnvironmentVariable("XDG_RUNTIME_DIR")).isDir()) {  // unset or missing
+    static QTemporaryDir runtime(QDir::tempPath() + QStringLiteral("/matmulviz-runtime-XXXXXX"));
+    if (runtime.isValid()) qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
+  }
   static int argc = 1;
   static char arg0[] = "matmulviz-cli";
   static char* argv[] = {arg0, nullptr};

@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption present("present", "Start in classroom mode (full screen, large).");
   const QCommandLineOption preset("preset", "Start with the preset <name> (seed000, small, ...).",
                                   "name");
-  const QCommandLineOption view("view", "Start on <view>: kernel, strategies, memory, gradients.",
-                                "view");
+  // In the order of MainWindow::View and the tabs.
+  const QStringList views{"kernel", "strategies", "memory", "gradients", "multihead"};
+  const QCommandLineOption view("view", "Start on <view>: " + views.join(", ") + ".", "view");
   const QCommandLineOption run("run", "Run the strategies as soon as the window opens.");
   const QCommandLineOption history("history", "Keep the run history in <file>.", "file");
   const QCommandLineOption shots("screenshots",
@@ -42,7 +43,6 @@ int main(int argc, char** argv) {
                  qPrintable(cli.value(preset)));
     return 2;
   }
-  const QStringList views{"kernel", "strategies", "memory", "gradients"};
   if (cli.isSet(view)) {
     const int index = views.indexOf(cli.value(view).toLower());
     if (index < 0) {

@@ -63,10 +63,11 @@ void TestCliExport::writesEveryFormat() {
   for (const QString& s : QStringList{"png", "svg", "pdf", "csv", "json"})
     if (!suffixes.contains(s)) QVERIFY2(!seen.contains(s) || s == "json", qPrintable(s));
   // The small preset runs backward with a and c requiring grad: every chart kind is there.
-  for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "speed-ladder",
+  for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "strategies-ranking",
                            "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct"})
     QVERIFY2(QFileInfo(out + "/" + name + ".png").size() > 1000, name);
   QVERIFY(QFileInfo(out + "/table.txt").size() > 0);
+  QVERIFY2(!r.err.contains("XDG_RUNTIME_DIR"), r.err.constData());  // no Qt noise headless
   if (suffixes.contains("json")) {
     QFile f(out + "/report.json");
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -89,7 +90,8 @@ void TestCliExport::metaHasNoHeatmaps() {
   QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
   QVERIFY(QFileInfo(tmp.filePath("memory-timeline-direct.png")).size() > 0);
   QVERIFY(!QFileInfo::exists(tmp.filePath("memory-timeline-strategy1.png")));
-  QVERIFY(!QFileInfo::exists(tmp.filePath("heatmap-dA-direct.png")));  // meta: no values
+  QVERIFY(!QFileInfo::exists(tmp.filePath("heatmap-dA-direct.png")));   // meta: no values
+  QVERIFY(!QFileInfo::exists(tmp.filePath("strategies-ranking.png")));  // nor measured times
   // Only the formats asked for, and the table.
   for (const QFileInfo& f : QDir(tmp.path()).entryInfoList(QDir::Files))
     QVERIFY2(f.suffix() == "png" || f.fileName() == "table.txt", qPrintable(f.fileName()));

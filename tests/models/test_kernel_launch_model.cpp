@@ -141,6 +141,60 @@ class TestKernelLaunchModel : public QObject {
     QCOMPARE(t.droppedEvents(), 0ull);
   }
 
+  void tilesFollowTheKernelsBarriers_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("barriersPerTile");
+    QTest::addRow("smem_tiled: a barrier after staging and one after the products")
+        << "smem_tiled" << 2;
+    QTest::addRow("smem_tiled_no_sync: the second barrier removed") << "smem_tiled_no_sync" << 1;
+  }
+  void tilesFollowTheKernelsBarriers() {
+    // The lesson's sizes with TPB 16: 49 tiles of K. The phase structure comes from the
+    // kernel's registry entry, so tile 1 is A[0:5, 16:32] and B[16:32, 0:10] in both kernels.
+    QFETCH(QString, kernel);
+    QFETCH(int, barriersPerTile);
+    const auto r = run(kernel, 5, 784, 10, 16);
+    const KernelGeometry& g = r->geometry;
+    QCOMPARE(g.barriersPerTile, barriersPerTile);
+    QCOMPARE(g.barriersPerTile, kernels::findKernel(kernel.toStdString())->barriersPerTile);
+    QCOMPARE(g.tilePhases(), 49);
+    const KernelTimeline t(r);
+    QCOMPARE(t.phaseCount(), barriersPerTile * 49 + 1);
+    for (int tile : {0, 1, 48}) {
+      QCOMPARE(g.tileStagedIn(g.stagePhase(tile)), tile);
+      QCOMPARE(g.tileComputedIn(g.computePhase(tile)), tile);
+      QCOMPARE(t.tileOfPhase(g.computePhase(tile)), tile);
+      // what the Kernel view's caption reads: the rows and columns staged into As and Bs
+      std::int32_t aCol0 = INT32_MAX, aCol1 = -1, bRow0 = INT32_MAX, bRow1 = -1;
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          const auto [ar, ac] = t.stagedSource(tile, false, i, j);
+          const auto [br, bc] = t.stagedSource(tile, true, i, j);
+          QVERIFY(ar != -2 && br != -2);  // traced
+          if (ar >= 0) aCol0 = std::min(aCol0, ac), aCol1 = std::max(aCol1, ac);
+          if (br >= 0) bRow0 = std::min(bRow0, br), bRow1 = std::max(bRow1, br);
+        }
+      QCOMPARE(aCol0, 16 * tile);
+      QCOMPARE(aCol1 + 1, 16 * tile + 16);
+      QCOMPARE(bRow0, 16 * tile);
+      QCOMPARE(bRow1 + 1, 16 * tile + 16);
+    }
+    // a thread's products at tile 1 read k in 16..31, through As and Bs of that tile
+    KernelLaunchModel model;
+    model.setResult(r);
+    QVERIFY(model.followCell(2, 3));
+    int atTile1 = 0;
+    for (const KernelProduct& p : model.followedProducts()) {
+      const int tile = g.tileComputedIn(t.atoms()[std::size_t(p.atom)].phase);
+      QVERIFY(p.k >= 16 * tile && p.k < 16 * tile + 16);
+      QCOMPARE(p.aCol, p.k);
+      QCOMPARE(p.bRow, p.k);
+      atTile1 += tile == 1;
+    }
+    QCOMPARE(atTile1, 16);
+    QVERIFY(t.narrate(model.followedProducts()[20].atom + 1).contains("tile 2 of 49"));
+  }
+
   void narration_data() {
     QTest::addColumn<QString>("kernel");
     QTest::addColumn<int>("m");
@@ -341,6 +395,8 @@ class TestKernelLaunchModel : public QObject {
   void correctKernelsAreNotFaulty() {
     QCOMPARE(kernelViewKernels().mid(0, 3), (QStringList{"naive", "coalesced", "smem_tiled"}));
     QCOMPARE(kernelViewKernels().size(), 6);
+    QCOMPARE(batchedKernels(), QStringList{"gather_bmm"});  // listed, greyed out
+    QVERIFY(batchedKernelNote("gather_bmm").contains("matmulviz-cli launch --kernel gather_bmm"));
     QVERIFY(!isFaultyKernel("smem_tiled"));
     QVERIFY(!isFaultyKernel("gather_bmm"));
     QCOMPARE(kernelItemText("naive"), QString("naive"));

@@ -5,6 +5,8 @@
 #include "tests/models/strategies_fixture.h"
 #include "ui/models/memory_timeline_model.h"
 
+#include "core/memory/caching_allocator.h"  // formatBytes
+
 #include <QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
@@ -20,6 +22,8 @@ class TestMemoryTimelineModel : public QObject {
   void seriesMatchTheEvents();
   void savedCopyIsSavedForBackward();
   void backwardComesAfterTheStatementEnd();
+  void onePeakWithBackward_data();
+  void onePeakWithBackward();
   void categoryRule_data();
   void categoryRule();
   void csvAndClear();
@@ -105,6 +109,44 @@ void TestMemoryTimelineModel::backwardComesAfterTheStatementEnd() {
     for (int e = model.statementEndEvent(); e < model.eventCount(); ++e)
       QVERIFY2(series[e] <= atEnd, qPrintable(memoryCategoryName(c)));
   }
+}
+
+void TestMemoryTimelineModel::onePeakWithBackward_data() {
+  QTest::addColumn<QString>("strategy");
+  QTest::addColumn<bool>("backward");
+  for (const char* s : {"strategy1", "strategy3", "direct", "fused"}) {
+    QTest::addRow("%s, forward only", s) << QString(s) << false;
+    QTest::addRow("%s, with backward", s) << QString(s) << true;
+  }
+}
+
+void TestMemoryTimelineModel::onePeakWithBackward() {
+  // The header and the chart both show peakText(): the peak of the whole timeline, its value
+  // paired with its own event (issue: the forward peak's value with the backward peak's event).
+  QFETCH(QString, strategy);
+  QFETCH(bool, backward);
+  const StrategiesReport report =
+      testing::runSmall({DeviceKind::Meta, true, false, backward, {strategy.toStdString()}});
+  const StrategyRun& run = report.runs.at(0);
+  MemoryTimelineModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  model.setTimeline(run.timeline, strategy);
+  const auto& allocated = model.allocatedSeries();
+  const auto top = std::max_element(allocated.begin(), allocated.end());
+  QCOMPARE(model.peakEvent(), int(top - allocated.begin()));
+  QCOMPARE(model.peakAllocatedBytes(), *top);
+  // maxMem is the statement's peak, before backward.
+  QCOMPARE(model.statementPeakBytes(), qint64(run.peak.allocatedBytes));
+  const int end = backward ? model.statementEndEvent() : model.eventCount();
+  QVERIFY(end > 0);
+  QCOMPARE(model.statementPeakEvent(),
+           int(std::max_element(allocated.begin(), allocated.begin() + end) - allocated.begin()));
+  const QString text = model.peakText();
+  QVERIFY2(text.startsWith(QString::fromStdString(formatBytes(*top)) +
+                           QStringLiteral(" at event %1 (op ").arg(model.peakEvent())),
+           qPrintable(text));
+  QCOMPARE(text.contains("during backward"), backward && model.peakEvent() >= end);
+  if (!backward) QCOMPARE(model.statementPeakEvent(), model.peakEvent());
 }
 
 void TestMemoryTimelineModel::categoryRule_data() {

@@ -34,10 +34,16 @@ class TestCharts : public QObject {
   void strategiesLines_data();
   void strategiesLines();
   void failedRunsAreShown();
+  void metaTimesAreLeftOut();
+  void oneRunLinesAreReadable();
+  void barLabelsStandUprightWhenCrowded();
   void memoryTimeline_data();
   void memoryTimeline();
   void longTimelinesAreThinned();
+  void flippingLinesAreBands();
+  void scaleToAllocated();
   void heatmap();
+  void heatmapPdfEmbedsTheCells();
   void ladder();
   void exportFormats_data();
   void exportFormats();
@@ -77,10 +83,12 @@ void TestCharts::strategiesBars() {
   chart.setLayout(Layout::BarsLatest);
   chart.setMetric(metric);
   // Only runs of the latest run's workload and device are compared: the cpu run (n 200) is not.
+  // They ran on meta, which does no arithmetic: no measured time, only the model's.
   QStringList expected{"requires_grad: none", "requires_grad: a"};
-  if (predicted) expected << "model: H100 (predicted)";
+  if (predicted) expected = QStringList{"model: H100 (predicted)"};
   QCOMPARE(chart.seriesNames(), expected);
   for (const QString& s : expected) QCOMPARE(chart.pointCount(s), 5);
+  QCOMPARE(chart.texts().count("meta: not timed"), predicted ? 10 : 0);
   QCOMPARE(chart.logScale(), metric == Metric::Time);
   QCOMPARE(chart.pointCount("nope"), -1);
   const QStringList csv = chart.csv().split('\n', Qt::SkipEmptyParts);
@@ -137,6 +145,70 @@ void TestCharts::failedRunsAreShown() {
   chart.replotNow();
 }
 
+void TestCharts::metaTimesAreLeftOut() {
+  // cpu then meta, same workload: the meta run's times are bookkeeping, never a measured time.
+  RunHistory history;
+  RunEntry cpu = history_.entries()[1];
+  cpu.device = "cpu";
+  history.append(cpu);
+  history.append(history_.entries()[1]);  // meta
+  StrategiesChart chart;
+  chart.setHistory(&history);
+  chart.setLayout(Layout::LinesOverRuns);
+  chart.setMetric(Metric::Time);
+  for (const char* s : {"strategy1", "fused"}) {
+    QCOMPARE(chart.pointCount(s), 2);
+    QVERIFY(chart.csv().contains(QString(",%1,true,,").arg(s)));  // meta: no time in the CSV
+  }
+  QVERIFY(chart.texts().join('\n').contains("meta runs: not timed"));
+  chart.setLayout(Layout::BarsLatest);  // the latest run is meta: only the model's bars
+  QCOMPARE(chart.seriesNames(), QStringList{"model: H100 (predicted)"});
+  QVERIFY(chart.texts().join('\n').contains("meta: no arithmetic, not timed"));
+  chart.setMetric(Metric::MaxMem);  // memory is measured on meta
+  QCOMPARE(chart.seriesNames(), QStringList{"requires_grad: none"});
+  QVERIFY(!chart.texts().join('\n').contains("not timed"));
+}
+
+void TestCharts::oneRunLinesAreReadable() {
+  // strategies-time-lines of a single run: every series in the legend is drawn (markers: a
+  // line of one point is invisible) and each value is written beside its marker.
+  RunHistory history;
+  RunEntry cpu = history_.entries()[0];
+  history.append(cpu);
+  StrategiesChart chart;
+  chart.setHistory(&history);
+  chart.setLayout(Layout::LinesOverRuns);
+  chart.setMetric(Metric::Time);
+  QCOMPARE(chart.seriesNames().size(), 10);  // 5 measured, 5 predicted
+  for (const QString& name : chart.seriesNames()) QCOMPARE(chart.pointCount(name), 1);
+  const QStringList texts = chart.texts();
+  QCOMPARE(texts.filter(" (model)").size(), 5);
+  QCOMPARE(texts.filter(QRegularExpression("^[0-9.]+ (s|ms|µs)$")).size(), 5);
+  const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+  if (!lookAt.isEmpty()) QVERIFY(chart.exportTo(lookAt + "/one-run-time-lines.png", {1600, 900}));
+}
+
+void TestCharts::barLabelsStandUprightWhenCrowded() {
+  // Four requires_grad settings and the prediction: five bars per strategy, narrower than
+  // "2.57 ms" at 800 px. Labels turn upright so that neighbours never run together.
+  RunHistory history;
+  for (const char* setting : {"none", "a", "c", "a,c"}) {
+    RunEntry e = history_.entries()[0];
+    e.requiresGrad = setting;
+    history.append(e);
+  }
+  StrategiesChart chart;
+  chart.setHistory(&history);
+  chart.setMetric(Metric::Time);
+  QTemporaryDir dir;
+  QVERIFY(chart.exportTo(dir.filePath("narrow.png"), {800, 600}));
+  QCOMPARE(chart.uprightValueLabels(), 5 * 5);
+  QVERIFY(chart.exportTo(dir.filePath("wide.png"), {4000, 600}));
+  QCOMPARE(chart.uprightValueLabels(), 0);
+  const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+  if (!lookAt.isEmpty()) QVERIFY(chart.exportTo(lookAt + "/crowded-bars.png", {1600, 900}));
+}
+
 void TestCharts::memoryTimeline_data() {
   QTest::addColumn<int>("run");
   for (int i = 0; i < 5; ++i) QTest::addRow("%s", cpuGrad_.runs[size_t(i)].strategy.c_str()) << i;
@@ -154,8 +226,17 @@ void TestCharts::memoryTimeline() {
   QVERIFY(names.contains("reserved"));
   QVERIFY(names.contains("allocated: inputs"));
   QVERIFY(names.contains("allocated: gradients"));  // backward ran
-  const int points = std::min(model.eventCount(), MemoryTimelineChart::maxPlottedEvents());
-  for (const QString& n : names) QCOMPARE(chart.pointCount(n), points);
+  QVERIFY(chart.plottedEvents().size() <=
+          std::min(model.eventCount(), MemoryTimelineChart::maxPlottedEvents()));
+  for (const QString& n : names) {
+    if (n.startsWith("allocated"))
+      QCOMPARE(chart.pointCount(n), int(chart.plottedEvents().size()));
+    else  // the lines: min and max per pixel column, and the last event
+      QVERIFY(chart.pointCount(n) <= MemoryTimelineChart::lineColumns() + 1);
+  }
+  // One peak: the model's, as the Memory view's header says it; no hover hint in exports.
+  QVERIFY(chart.texts().contains("peak " + model.peakText()));
+  QVERIFY(!chart.texts().join('\n').contains("hover"));
   QVERIFY(chart.plottedEvents().contains(model.peakEvent()));
   QCOMPARE(chart.chartName(), "memory-timeline-" + QString::fromStdString(r.strategy));
   QCOMPARE(chart.csv().count('\n'), model.eventCount() + 1);
@@ -190,6 +271,57 @@ void TestCharts::longTimelinesAreThinned() {
   QVERIFY(std::is_sorted(chart.plottedEvents().begin(), chart.plottedEvents().end()));
 }
 
+void TestCharts::flippingLinesAreBands() {
+  // requested flips between 0 and 1 MiB at every event (strategy1's backward allocates and frees
+  // per row): drawn as a named band between its minima and maxima per pixel column, not as a
+  // black block of vertical strokes.
+  MemoryTimeline t;
+  t.opNames = {"op"};
+  t.records.push_back({1, "grad", 0, 1 << 20, 1 << 20, false, false});
+  const int n = 6000;
+  for (int i = 0; i < n; ++i) {
+    const int64_t bytes = i % 2 == 0 ? 1 << 20 : 0;
+    t.events.push_back({i % 2 == 0 ? MemoryEventKind::Alloc : MemoryEventKind::Free,
+                        1,
+                        1 << 20,
+                        double(i),
+                        {bytes, bytes, 2 << 20},
+                        0});
+  }
+  MemoryTimelineModel model;
+  model.setTimeline(t, "flipping");
+  MemoryTimelineChart chart;
+  chart.setModel(&model);
+  QVERIFY(chart.seriesNames().contains("requested: range within a pixel"));
+  QVERIFY(!chart.seriesNames().contains("reserved: range within a pixel"));  // constant
+  QVERIFY(chart.pointCount("requested") <= MemoryTimelineChart::lineColumns() + 1);
+  QCOMPARE(chart.pointCount("reserved"), chart.pointCount("requested"));
+}
+
+void TestCharts::scaleToAllocated() {
+  // 512 bytes allocated in a 2 MiB segment: the reserved line would squeeze them to the bottom.
+  MemoryTimeline t;
+  t.opNames = {"op"};
+  t.records.push_back({1, "c[q]", 0, 512, 512, true, false});
+  t.events.push_back({MemoryEventKind::Alloc, 1, 512, 0.0, {512, 512, 2 << 20}, 0});
+  t.events.push_back({MemoryEventKind::Free, 1, 512, 1.0, {0, 0, 2 << 20}, 0});
+  MemoryTimelineModel model;
+  model.setTimeline(t, "small");
+  MemoryTimelineChart chart;
+  QSignalSpy changed(&chart, &MemoryTimelineChart::scaleToAllocatedChanged);
+  chart.setModel(&model);
+  QVERIFY(chart.scaleToAllocatedByDefault());
+  QVERIFY(chart.scaleToAllocated());
+  QVERIFY(chart.texts().join('\n').contains("scaled to allocated: reserved reaches 2.00 MiB"));
+  chart.setScaleToAllocated(false);
+  QCOMPARE(changed.size(), 1);
+  QVERIFY(!chart.texts().join('\n').contains("scaled to allocated"));
+  // a timeline whose reserved stays near allocated keeps the full scale
+  t.events[0].after.reservedBytes = t.events[1].after.reservedBytes = 1024;
+  model.setTimeline(t, "tight");
+  QVERIFY(!chart.scaleToAllocated());
+}
+
 void TestCharts::heatmap() {
   TensorGridModel model;
   model.setTensor(cpuGrad_.runs[0].backward.dC, "dC, strategy1");  // [64, 16, 24]
@@ -217,6 +349,21 @@ void TestCharts::heatmap() {
   const int row = hovered[0][0].toInt(), col = hovered[0][1].toInt();
   QVERIFY(row >= 0 && row < 16 && col >= 0 && col < 24);
   QCOMPARE(hovered[0][2].toDouble(), model.value(row, col));
+}
+
+void TestCharts::heatmapPdfEmbedsTheCells() {
+  // dC of strategy1: [64, 16, 24] slices; the PDF carries the cells as one small image.
+  TensorGridModel model;
+  model.setTensor(cpuGrad_.runs[0].backward.dC, "dC, strategy1");
+  HeatmapChart chart;
+  chart.setModel(&model);
+  QTemporaryDir dir;
+  QString error;
+  QVERIFY2(chart.exportTo(dir.filePath("h.pdf"), {1600, 900}, &error), qPrintable(error));
+  const qint64 bytes = QFileInfo(dir.filePath("h.pdf")).size();
+  QVERIFY2(bytes > 1000 && bytes < 200 * 1024, qPrintable(QString::number(bytes)));
+  const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+  if (!lookAt.isEmpty()) QVERIFY(chart.exportTo(lookAt + "/heatmap.pdf", {1600, 900}));
 }
 
 void TestCharts::ladder() {
@@ -322,7 +469,9 @@ void TestCharts::exportAllCharts() {
   for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
   QVERIFY(files.contains(dir.filePath("memory-timeline-direct.png")));
   QVERIFY(files.contains(dir.filePath("heatmap-dA-fused.csv")));
-  QVERIFY(files.contains(dir.filePath("speed-ladder.png")));
+  // the strategies' ranking is not the Kernel view's speed ladder
+  QVERIFY(files.contains(dir.filePath("strategies-ranking.png")));
+  QVERIFY(!files.contains(dir.filePath("speed-ladder.png")));
 }
 
 int main(int argc, char** argv) {

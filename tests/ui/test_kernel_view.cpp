@@ -1,8 +1,10 @@
 // The Kernel view offscreen: it simulates small launches on its worker, the animation reaches
 // the last step, a click on a cell follows that cell's thread (re-tracing its block when
 // needed), bad input is refused, and frames render in both modes.
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QtTest>
 
 #include "ui/widgets/kernel_canvas.h"
@@ -101,6 +103,49 @@ class TestKernelView : public QObject {
              qPrintable(view.narration()));
     view.stepForward();
     QVERIFY(view.narration().contains(QStringLiteral("A[3,1] * B[1,7], k = 1 of 784")));
+  }
+
+  void tileCaptionFollowsTheKernelsBarriers_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addRow("smem_tiled") << "smem_tiled";
+    QTest::addRow("smem_tiled_no_sync: one barrier per tile") << "smem_tiled_no_sync";
+  }
+  void tileCaptionFollowsTheKernelsBarriers() {
+    // The lesson's product, at the products of tile 2 of 49: both kernels show the same tile
+    // (the painter took two barriers per tile for granted; no_sync has one).
+    QFETCH(QString, kernel);
+    KernelView view;
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(launchAndWait(view, {kernel, 5, 784, 10, 16, 0}));
+    const KernelTimeline& t = view.model().timeline();
+    const KernelGeometry& g = view.model().result()->geometry;
+    view.setStepUnit(KernelView::StepUnit::KStep);
+    view.seek(t.phaseBegin(g.computePhase(1)) + 1);  // the first product of tile 1
+    QCOMPARE(view.model().currentPhase(), g.computePhase(1));
+    QCOMPARE(t.tileOfPhase(view.model().currentPhase()), 1);
+    QVERIFY2(view.narration().contains("tile 2 of 49"), qPrintable(view.narration()));
+    const QImage frame = view.canvas()->grab().toImage();
+    QVERIFY(distinctColours(frame) > 4);
+    const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+    if (!lookAt.isEmpty()) QVERIFY(frame.save(lookAt + "/kernel-tile2-" + kernel + ".png"));
+  }
+
+  void kernelListMatchesTheCli() {
+    // every kernel of `matmulviz-cli launch --kernel`; gather_bmm listed but not selectable
+    KernelView view;
+    QComboBox* combo = nullptr;
+    for (QComboBox* c : view.findChildren<QComboBox*>())
+      if (c->findData(QStringLiteral("naive")) >= 0) combo = c;
+    QVERIFY(combo);
+    for (const char* k : {"naive", "coalesced", "smem_tiled", "gather_bmm", "smem_tiled_no_sync",
+                          "naive_no_bounds_check", "smem_tiled_divergent_barrier"})
+      QVERIFY2(combo->findData(QString(k)) >= 0, k);
+    const int gather = combo->findData(QStringLiteral("gather_bmm"));
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(model && !model->item(gather)->isEnabled());
+    QVERIFY(model->item(gather)->toolTip().contains("matmulviz-cli launch --kernel gather_bmm"));
+    QVERIFY(gather < combo->findData(QStringLiteral("smem_tiled_no_sync")));
   }
 
   void followingACellOfAnotherBlockRetraces() {

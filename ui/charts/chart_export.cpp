@@ -89,10 +89,14 @@ QStringList exportStrategyCharts(const RunHistory& history, const StrategiesRepo
     chart.setMetric(metric);
     if (!writeChart(chart, out, formats, size, written, error)) return written;
   }
-  {
-    LadderChart ladder;
-    ladder.setRungs(ladderOf(lastReport));
-    if (!writeChart(ladder, out, formats, size, written, error)) return written;
+  // The meta device does no arithmetic: its times are bookkeeping, nothing to rank.
+  if (lastReport.device != DeviceKind::Meta) {
+    LadderChart ranking;
+    ranking.setChartName(QStringLiteral("strategies-ranking"));
+    ranking.setTitle(QStringLiteral(
+        "strategies ranked by median time: slowest at the top, speed-up over the one above"));
+    ranking.setRungs(ladderOf(lastReport));
+    if (!writeChart(ranking, out, formats, size, written, error)) return written;
   }
   for (const StrategyRun& r : lastReport.runs) {
     if (r.timeline.events.empty()) continue;

@@ -19,8 +19,9 @@ QStringList chartExportFormats();
 /// Writes into `dir` (created when missing), for each format in `formats` that is a chart
 /// format (png/svg/pdf: the image; csv: the chart's data; others are ignored):
 ///   strategies-time-bars, strategies-curmem-bars, strategies-maxmem-bars (from `history`,
-///   whose last entry should be `lastReport`'s), strategies-time-lines, speed-ladder (the
-///   strategies of lastReport, slowest first), memory-timeline-<strategy> for each run with a
+///   whose last entry should be `lastReport`'s), strategies-time-lines, strategies-maxmem-lines,
+///   strategies-ranking (the strategies of lastReport by median time, slowest first; not on
+///   the meta device, which measures no time), memory-timeline-<strategy> for each run with a
 ///   timeline, heatmap-dA-<strategy> / heatmap-dC-<strategy> (slice 0) for each run with
 ///   gradients. Returns the paths written, in order. On failure sets *error (naming the file)
 ///   and returns the files written before it.

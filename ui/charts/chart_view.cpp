@@ -45,7 +45,7 @@ bool ChartView::exportTo(const QString& path, QSize size, QString* error) {
   if (suffix == QLatin1String("png")) {
     ok = plot_->savePng(path, w, h);
   } else if (suffix == QLatin1String("pdf")) {
-    ok = plot_->savePdf(path, w, h, QCP::epNoCosmetic, QStringLiteral("matmulviz"), chartName());
+    ok = writePdf(path, size);
   } else if (suffix == QLatin1String("svg")) {
     QSvgGenerator generator;
     generator.setFileName(path);
@@ -89,6 +89,17 @@ QStringList ChartView::seriesNames() const {
     if (!name.isEmpty()) names << name;
   }
   return names;
+}
+
+QStringList ChartView::texts() const {
+  QStringList out;
+  for (QCPLayoutElement* e : plot_->plotLayout()->elements(true))
+    if (auto* t = qobject_cast<QCPTextElement*>(e)) out << t->text();
+  for (QCPAxis* axis : plot_->axisRect()->axes()) out << axis->label();
+  for (int i = 0; i < plot_->itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot_->item(i))) out << t->text();
+  out.removeAll(QString());
+  return out;
 }
 
 int ChartView::pointCount(const QString& series) const {
@@ -246,7 +257,15 @@ void ChartView::showContextMenu(const QPoint& pos) {
     log->setChecked(logScale_);
     connect(log, &QAction::toggled, this, &ChartView::setLogScale);
   }
+  addMenuActions(menu);
   menu.exec(plot_->mapToGlobal(pos));
+}
+
+void ChartView::addMenuActions(QMenu&) {}
+
+bool ChartView::writePdf(const QString& path, QSize size) {
+  return plot_->savePdf(path, size.width(), size.height(), QCP::epNoCosmetic,
+                        QStringLiteral("matmulviz"), chartName());
 }
 
 void ChartView::exportWithDialog(const QString& suffix) {

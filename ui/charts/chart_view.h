@@ -14,6 +14,7 @@ class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPAxis;
 class QCPBars;
+class QMenu;
 
 namespace matmulviz::ui {
 
@@ -50,6 +51,9 @@ class ChartView : public QWidget {
 
   /// Names of the series drawn (graphs, bars, colour maps), as in the legend, in drawing order.
   QStringList seriesNames() const;
+  /// The texts drawn on the plot: the title, axis labels, and every text item (value labels,
+  /// the peak's label, notes). For tests and for checking exports.
+  QStringList texts() const;
   /// Points of the series named `series` (a colour map counts its cells); -1 when absent.
   int pointCount(const QString& series) const;
   /// The text showPlaceholder() put in the plot; empty when the chart has data.
@@ -91,6 +95,10 @@ class ChartView : public QWidget {
   static void setValueScale(QCPAxis* axis, bool log);
 
   bool eventFilter(QObject* watched, QEvent* event) override;
+  /// Adds a chart's own entries to its context menu (after the common ones); none by default.
+  virtual void addMenuActions(QMenu& menu);
+  /// Writes the chart as a PDF of `size` points: QCustomPlot::savePdf (vectors) by default.
+  virtual bool writePdf(const QString& path, QSize size);
 
  private:
   void showContextMenu(const QPoint& pos);

@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include <QMouseEvent>
+#include <QPdfWriter>
 
 #include <cmath>
 
@@ -106,6 +107,74 @@ void HeatmapChart::rebuild() {
   scale->axis()->setTickLabelFont(p->xAxis->tickLabelFont());
   scale->axis()->setLabelFont(p->xAxis->labelFont());
   p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+namespace {
+
+/// The cells of `map` as an image, one pixel per cell, row 0 at the top.
+QImage cellImage(QCPColorMap* map) {
+  QCPColorMapData* d = map->data();
+  QImage image(d->keySize(), d->valueSize(), QImage::Format_RGB32);
+  QCPColorGradient gradient = map->gradient();
+  for (int r = 0; r < d->valueSize(); ++r)
+    for (int c = 0; c < d->keySize(); ++c)
+      image.setPixel(c, r, gradient.color(d->cell(c, r), map->dataRange()));
+  return image;
+}
+
+}  // namespace
+
+bool HeatmapChart::writePdf(const QString& path, QSize size) {
+  QCustomPlot* p = plot();
+  QCPColorMap* map = nullptr;
+  for (int i = 0; i < p->plottableCount() && !map; ++i)
+    map = qobject_cast<QCPColorMap*>(p->plottable(i));
+  if (!map) return ChartView::writePdf(path, size);
+  // Everything but the cells (and the grid, which the cells hide on screen) is drawn as
+  // vectors over the cells' image. A scratch render lays the plot out at the page's size.
+  map->setVisible(false);
+  p->xAxis->grid()->setVisible(false);
+  p->yAxis->grid()->setVisible(false);
+  p->setBackground(Qt::NoBrush);  // the page is white; the frame goes over the cells
+  QImage scratch(size, QImage::Format_ARGB32_Premultiplied);
+  {
+    QCPPainter layout(&scratch);
+    p->toPainter(&layout, size.width(), size.height());
+  }
+  // Each cell is 1 column by rowsPerCell_ rows, centred on its coordinates.
+  const int cols = map->data()->keySize(), cellRows = map->data()->valueSize();
+  const QRectF cells(
+      QPointF(p->xAxis->coordToPixel(-0.5), p->yAxis->coordToPixel(-0.5 * rowsPerCell_)),
+      QPointF(p->xAxis->coordToPixel(cols - 0.5),
+              p->yAxis->coordToPixel((cellRows - 0.5) * rowsPerCell_)));
+  QPdfWriter writer(path);
+  writer.setCreator(QStringLiteral("matmulviz"));
+  writer.setTitle(chartName());
+  writer.setResolution(72);  // one unit is one point, as the size
+  writer.setPageLayout(
+      QPageLayout(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch),
+                  QPageLayout::Portrait, QMarginsF()));
+  QCPPainter painter;
+  bool ok = painter.begin(&writer);
+  if (ok) {
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    painter.setRenderHint(QPainter::LosslessImageRendering);  // Flate, not JPEG: exact colours
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    painter.save();
+    painter.setClipRect(p->axisRect()->rect());
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter.drawImage(cells.normalized(), cellImage(map));
+    painter.restore();
+    p->toPainter(&painter, size.width(), size.height());
+    ok = painter.end();
+  }
+  map->setVisible(true);
+  p->xAxis->grid()->setVisible(true);
+  p->yAxis->grid()->setVisible(true);
+  p->setBackground(Qt::white);
+  return ok;
 }
 
 bool HeatmapChart::cellAt(const QPoint& pos, int& row, int& col) const {

@@ -34,6 +34,10 @@ class HeatmapChart : public ChartView {
   void rebuild() override;
   QString toolTipAt(const QPoint& pos) const override;
   bool eventFilter(QObject* watched, QEvent* event) override;
+  /// Axes, labels and colour scale as vectors; the cells as one embedded image of one pixel per
+  /// cell, scaled without smoothing (QCustomPlot's own PDF embeds the map at 3x the page's
+  /// pixels: megabytes per heatmap).
+  bool writePdf(const QString& path, QSize size) override;
 
  private:
   /// Cell (row, col) at widget position `pos`; false outside the map.

@@ -32,6 +32,11 @@ void LadderChart::setRungs(const QVector<Rung>& rungs) {
   rebuild();
 }
 
+void LadderChart::setTitle(const QString& title) {
+  title_ = title;
+  rebuild();
+}
+
 QVector<LadderChart::Rung> LadderChart::rungsFromTimes(const QVector<Rung>& ordered) {
   QVector<Rung> out = ordered;
   const Rung* previous = nullptr;
@@ -73,7 +78,7 @@ void LadderChart::rebuild() {
   tf.setPointSize(fontPointSize(11));
   tf.setBold(true);
   title->setFont(tf);
-  title->setText(QStringLiteral("speed ladder: slowest at the top, speed-up over the rung above"));
+  title->setText(title_);
   p->legend->setVisible(false);
   const int n = static_cast<int>(rungs_.size());
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();

@@ -31,7 +31,12 @@ class LadderChart : public ChartView {
   /// ("skipped: no CUDA device ..."); a rung's note says what ran and its GFLOP/s.
   static QVector<Rung> rungsFromLadder(const kernels::LadderReport& report);
 
-  QString chartName() const override { return QStringLiteral("speed-ladder"); }
+  /// "speed-ladder" (the Kernel view's ladder of the lesson's product) unless set: the export
+  /// names its ranking of the strategies "strategies-ranking", so one name means one chart.
+  QString chartName() const override { return chartName_; }
+  void setChartName(const QString& name) { chartName_ = name; }
+  /// The title above the bars; "speed ladder: slowest at the top, ..." unless set.
+  void setTitle(const QString& title);
   QString csv() const override;  ///< rung, seconds, speedup_over_previous, ok, note
 
  protected:
@@ -40,6 +45,8 @@ class LadderChart : public ChartView {
 
  private:
   QVector<Rung> rungs_;
+  QString chartName_ = QStringLiteral("speed-ladder");
+  QString title_ = QStringLiteral("speed ladder: slowest at the top, speed-up over the rung above");
 };
 
 }  // namespace matmulviz::ui

@@ -3,7 +3,11 @@
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/strategies_table_model.h"  // csvField
 
+#include "core/memory/caching_allocator.h"  // formatBytes
+
 #include <qcustomplot.h>
+
+#include <QMenu>
 
 #include <algorithm>
 #include <cmath>
@@ -30,8 +34,35 @@ void MemoryTimelineChart::setModel(const MemoryTimelineModel* model) {
   disconnect(resetConn_);
   model_ = model;
   if (model)
-    resetConn_ = connect(model, &QAbstractItemModel::modelReset, this, [this] { rebuild(); });
+    resetConn_ = connect(model, &QAbstractItemModel::modelReset, this, [this] {
+      scaleToAllocated_ = scaleToAllocatedByDefault();
+      rebuild();
+      emit scaleToAllocatedChanged(scaleToAllocated_);
+    });
+  scaleToAllocated_ = scaleToAllocatedByDefault();
   rebuild();
+}
+
+bool MemoryTimelineChart::scaleToAllocatedByDefault() const {
+  if (!model_ || model_->eventCount() == 0) return false;
+  const auto& reserved = model_->reservedSeries();
+  const qint64 top = *std::max_element(reserved.begin(), reserved.end());
+  return top > 4 * model_->peakAllocatedBytes();
+}
+
+void MemoryTimelineChart::setScaleToAllocated(bool on) {
+  if (on == scaleToAllocated_) return;
+  scaleToAllocated_ = on;
+  rebuild();
+  emit scaleToAllocatedChanged(on);
+}
+
+void MemoryTimelineChart::addMenuActions(QMenu& menu) {
+  QAction* scale = menu.addAction(tr("Scale to allocated"));
+  scale->setCheckable(true);
+  scale->setChecked(scaleToAllocated_);
+  scale->setToolTip(tr("Fit the value axis to allocated memory; reserved may go above it"));
+  connect(scale, &QAction::toggled, this, &MemoryTimelineChart::setScaleToAllocated);
 }
 
 QString MemoryTimelineChart::chartName() const {
@@ -47,13 +78,15 @@ void MemoryTimelineChart::thin() {
     std::iota(plotted_.begin(), plotted_.end(), 0);
     return;
   }
-  // Each stretch keeps its event of largest allocated; the peak is the largest of its stretch.
+  // Each stretch keeps the event of largest allocated among it and its two neighbours (so a
+  // rise and fall longer than a stretch still shows its top in every stretch: no stripes); the
+  // peak, the first event at the maximum, is the first largest of its windows.
   const int buckets = maxPlottedEvents() - 2;
   const auto& allocated = model_->allocatedSeries();
   plotted_.append(0);
   for (int b = 0; b < buckets; ++b) {
-    const int begin = static_cast<int>(qint64(n) * b / buckets);
-    const int end = static_cast<int>(qint64(n) * (b + 1) / buckets);
+    const int begin = static_cast<int>(qint64(n) * std::max(0, b - 1) / buckets);
+    const int end = static_cast<int>(qint64(n) * std::min(buckets, b + 2) / buckets);
     int best = begin;
     for (int i = begin; i < end; ++i)
       if (allocated[i] > allocated[best]) best = i;
@@ -74,7 +107,8 @@ void MemoryTimelineChart::setupAxes() {
     p->legend->setWrap(4);
   }
   p->legend->setVisible(true);
-  p->xAxis->setLabel(QStringLiteral("allocator event (in order; hover for the op and the block)"));
+  // No hover hint here: the label is part of every exported image.
+  p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
@@ -99,15 +133,11 @@ void MemoryTimelineChart::rebuild() {
   for (int i = 0; i < plotted_.size(); ++i) x[i] = plotted_[i];
   if (!plotted_.isEmpty()) {
     addBands(x);
-    addLines(x);
+    addLines();
     markPeak();
     markStatementEnd();
-    double top = 0;
-    for (const qint64 v : model_->reservedSeries()) top = std::max<double>(top, v / kMiB);
-    for (const qint64 v : model_->allocatedSeries()) top = std::max<double>(top, v / kMiB);
     p->xAxis->setRange(-0.5, std::max(1.0, x.back() + 0.5));
-    p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
-                                  : QCPRange(0, std::max(top, 1e-3) * 1.15));
+    setValueRange();
   } else {
     p->xAxis->setRange(0, 1);
     p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, 1) : QCPRange(0, 1));
@@ -147,7 +177,52 @@ void MemoryTimelineChart::addBands(const QVector<double>& x) {
   }
 }
 
-void MemoryTimelineChart::addLines(const QVector<double>& x) {
+namespace {
+
+/// Minima and maxima of `series` over `columns` equal stretches of events (fewer when there
+/// are fewer events); keys: each stretch's first event.
+struct Envelope {
+  QVector<double> keys, lo, hi;
+  /// The line moves visibly within a column in more than a few columns (a line that flips
+  /// every event), not just at a single jump or along a ramp.
+  bool spread = false;
+};
+
+Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
+  Envelope e;
+  const qint64 n = series.size();
+  columns = static_cast<int>(std::min<qint64>(n, columns));
+  for (int c = 0; c < columns; ++c) {
+    const qint64 begin = n * c / columns, end = n * (c + 1) / columns;
+    if (begin >= end) continue;
+    const auto [lo, hi] = std::minmax_element(series.begin() + begin, series.begin() + end);
+    e.keys << double(begin);
+    e.lo << std::max(*lo / kMiB, log ? kLogFloorMiB : 0.0);
+    e.hi << std::max(*hi / kMiB, log ? kLogFloorMiB : 0.0);
+  }
+  // Each column's range widened to its neighbours': a line that rises and falls over a few
+  // columns is a band with steady edges, not a comb of vertical strokes.
+  const QVector<double> lo = e.lo, hi = e.hi;
+  for (int i = 0; i < hi.size(); ++i)
+    for (int j = std::max(0, i - 1); j <= std::min(int(hi.size()) - 1, i + 1); ++j) {
+      e.lo[i] = std::min(e.lo[i], lo[j]);
+      e.hi[i] = std::max(e.hi[i], hi[j]);
+    }
+  const double top = e.hi.isEmpty() ? 0 : *std::max_element(e.hi.begin(), e.hi.end());
+  int spreadColumns = 0;
+  for (int i = 0; i < e.hi.size(); ++i) spreadColumns += e.hi[i] - e.lo[i] > 0.01 * top;
+  e.spread = spreadColumns >= std::max(2, columns / 100);
+  if (n > 0) {  // the last event closes the step
+    e.keys << double(n - 1);
+    e.lo << e.lo.back();
+    e.hi << e.hi.back();
+  }
+  return e;
+}
+
+}  // namespace
+
+void MemoryTimelineChart::addLines() {
   QCustomPlot* p = plot();
   const struct {
     const char* name;
@@ -159,17 +234,41 @@ void MemoryTimelineChart::addLines(const QVector<double>& x) {
       {"reserved", &model_->reservedSeries(), Qt::SolidLine, QColor(0, 0, 0)},
   };
   for (const auto& l : lines) {
-    QVector<double> y(x.size());
-    for (int i = 0; i < x.size(); ++i) {
-      y[i] = (*l.series)[plotted_[i]] / kMiB;
-      if (logScale()) y[i] = std::max(y[i], kLogFloorMiB);
-    }
+    const Envelope e = envelopeOf(*l.series, lineColumns(), logScale());
     auto* g = p->addGraph();
     g->setName(QString::fromLatin1(l.name));
     g->setLineStyle(QCPGraph::lsStepLeft);
     g->setPen(QPen(l.color, lineWidth(), l.style));
-    g->setData(x, y, true);
+    g->setData(e.keys, e.hi, true);
+    if (!e.spread) continue;
+    // Where the line moves within a column: its range as a pale band, named in the legend.
+    auto* band = p->addGraph();
+    band->setName(QString::fromLatin1(l.name) + QStringLiteral(": range within a pixel"));
+    band->setLineStyle(QCPGraph::lsStepLeft);
+    QColor fill = l.color;
+    fill.setAlpha(50);
+    band->setPen(QPen(fill, 1));
+    band->setBrush(fill);
+    band->setData(e.keys, e.lo, true);
+    band->setChannelFillGraph(g);
   }
+}
+
+void MemoryTimelineChart::setValueRange() {
+  QCustomPlot* p = plot();
+  const double allocated = model_->peakAllocatedBytes() / kMiB;
+  double lines = 0;
+  for (const auto* series : {&model_->reservedSeries(), &model_->requestedSeries()})
+    for (const qint64 v : *series) lines = std::max<double>(lines, v / kMiB);
+  const double top = scaleToAllocated_ ? allocated : std::max(allocated, lines);
+  p->yAxis->setRange(logScale() ? QCPRange(kLogFloorMiB, std::max(1.0, top) * 3)
+                                : QCPRange(0, std::max(top, 1e-3) * 1.15));
+  if (!scaleToAllocated_ || lines <= p->yAxis->range().upper) return;
+  // In the title: a note inside the plot would cover the peak's label.
+  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+  title->setText(title->text() +
+                 QStringLiteral("\n(scaled to allocated: reserved reaches %1, above the chart)")
+                     .arg(QString::fromStdString(formatBytes(qint64(lines * kMiB)))));
 }
 
 void MemoryTimelineChart::markPeak() {
@@ -188,10 +287,7 @@ void MemoryTimelineChart::markPeak() {
   f.setBold(true);
   label->setFont(f);
   label->setColor(QColor(200, 0, 0));
-  label->setText(QStringLiteral("peak %1 MiB at event %2 (op %3, block %4)")
-                     .arg(mib, 0, 'f', mib < 10 ? 2 : 0)
-                     .arg(peak)
-                     .arg(model_->opAt(peak), model_->labelAt(peak)));
+  label->setText(QStringLiteral("peak ") + model_->peakText());
   label->position->setParentAnchor(dot->position);
   label->position->setCoords(0, -8);
   const double share = model_->eventCount() > 1 ? double(peak) / (model_->eventCount() - 1) : 0;
@@ -212,8 +308,10 @@ void MemoryTimelineChart::markStatementEnd() {
   line->setPen(QPen(QColor(90, 90, 90), presentationMode() ? 2 : 1, Qt::DashDotLine));
   auto* label = new QCPItemText(p);
   label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  label->position->setCoords(event - 0.5, 0.02);
-  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // At the bottom, over the bands: the peak's label is near the top, often at this event.
+  label->position->setCoords(event - 0.5, 0.98);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  label->setBrush(QColor(255, 255, 255, 210));
   label->setPadding(QMargins(4, 2, 4, 2));
   QFont f = font();
   f.setPointSize(fontPointSize(9));

@@ -7,6 +7,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -15,6 +16,7 @@ namespace matmulviz::ui {
 using namespace strategies_chart_detail;
 
 StrategiesChart::StrategiesChart(QWidget* parent) : ChartView(parent), impl_(new Impl) {
+  connect(plot(), &QCustomPlot::afterLayout, this, &StrategiesChart::fitValueLabels);
   setMetric(Metric::Time);
   rebuild();
 }
@@ -82,6 +84,7 @@ void StrategiesChart::rebuild() {
   p->clearItems();
   impl_->refs.clear();
   impl_->predicted.clear();
+  impl_->valueLabels.clear();  // deleted by clearItems
   if (p->plotLayout()->rowCount() == 1) {
     p->plotLayout()->insertRow(0);
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
@@ -107,11 +110,13 @@ void StrategiesChart::rebuild() {
   f.setPointSize(fontPointSize(11));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("%1 per strategy, %2")
+  // Two lines: the charts sit side by side in the Strategies view, each half as wide.
+  title->setText(QStringLiteral("%1 per strategy\n%2%3")
                      .arg(metricLabel(metric_).section(QLatin1String(" ("), 0, 0),
                           layout_ == Layout::BarsLatest
                               ? QStringLiteral("latest run of each requires_grad setting")
-                              : QStringLiteral("over the runs of this session")));
+                              : QStringLiteral("over the runs of this session"),
+                          timeNote()));
   applyStyle();
   p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -148,6 +153,7 @@ void StrategiesChart::rebuildBars() {
     if (anyPredicted) groups << refs;
   }
   const double width = 0.8 / std::max<qsizetype>(1, groups.size());
+  impl_->barWidth = width;
   double lo = INFINITY, hi = 0;
   for (int g = 0; g < groups.size(); ++g) {
     const bool predicted = anyPredicted && g == groups.size() - 1;
@@ -159,8 +165,9 @@ void StrategiesChart::rebuildBars() {
     for (int s = 0; s < strategies.size(); ++s) {
       const EntryRef ref = groups[g][s];
       if (ref.first < 0) continue;
-      const StrategyResult& res = entries[ref.first].results[ref.second];
-      double v = predicted ? res.predictedS : metricValue(res, metric_);
+      const RunEntry& entry = entries[ref.first];
+      const StrategyResult& res = entry.results[ref.second];
+      double v = predicted ? res.predictedS : metricValue(entry, res, metric_);
       if (predicted) gpu = res.predictedGpu;
       if (logScale() && v <= 0) v = NAN;
       const double key = s + 1 + (g - (groups.size() - 1) / 2.0) * width;
@@ -170,7 +177,11 @@ void StrategiesChart::rebuildBars() {
         lo = std::min(lo, v);
         hi = std::max(hi, v);
       }
-      addValueLabel(key, v, res.ok);
+      addValueLabel(key, v, missingValueText(entry, res, metric_));
+    }
+    if (bars->data()->isEmpty()) {  // nothing drawn (meta's times, all failed): no legend entry
+      p->removePlottable(bars);
+      continue;
     }
     bars->setName(predicted ? predictedSeriesName(gpu)
                             : QStringLiteral("requires_grad: %1").arg(settings[g]));
@@ -199,7 +210,7 @@ void StrategiesChart::styleBars(QCPBars* bars, int group) const {
   if (logScale()) bars->setBaseValue(1e-300);
 }
 
-void StrategiesChart::addValueLabel(double key, double value, bool ok) {
+void StrategiesChart::addValueLabel(double key, double value, const QString& missing) {
   auto* label = new QCPItemText(plot());
   label->setClipToAxisRect(true);
   QFont f = font();
@@ -209,13 +220,53 @@ void StrategiesChart::addValueLabel(double key, double value, bool ok) {
   if (std::isfinite(value)) {
     label->position->setCoords(key, value);
     label->setText(formatValue(value, metric_));
+    impl_->valueLabels << label;
     return;
   }
   label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
   label->position->setCoords(key, 0.97);
-  label->setColor(QColor(200, 0, 0));
-  label->setText(ok ? QStringLiteral("n/a") : QStringLiteral("failed"));
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);  // upright, reading upwards
+  const bool failed = missing == QLatin1String("failed");
+  label->setColor(failed ? QColor(200, 0, 0) : QColor(90, 90, 90));
+  label->setText(missing);
   label->setRotation(-90);
+}
+
+void StrategiesChart::fitValueLabels() {
+  if (impl_->valueLabels.isEmpty()) return;
+  const QCPAxis* x = plot()->xAxis;
+  const double barPx = std::abs(x->coordToPixel(impl_->barWidth) - x->coordToPixel(0));
+  // All upright or none: the widest label decides, with a gap between neighbours.
+  double widest = 0;
+  for (QCPItemText* label : impl_->valueLabels)
+    widest = std::max(widest, QFontMetricsF(label->font()).horizontalAdvance(label->text()));
+  const bool upright = widest + 10 > barPx;
+  for (QCPItemText* label : impl_->valueLabels) {
+    label->setRotation(upright ? -90 : 0);
+    // Upright: the text reads upwards from just above the bar.
+    label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter
+                                        : Qt::AlignHCenter | Qt::AlignBottom);
+    label->setPadding(upright ? QMargins(3, 0, 0, 0) : QMargins());
+  }
+}
+
+int StrategiesChart::uprightValueLabels() const {
+  return static_cast<int>(std::count_if(impl_->valueLabels.begin(), impl_->valueLabels.end(),
+                                        [](QCPItemText* t) { return t->rotation() != 0; }));
+}
+
+QString StrategiesChart::timeNote() const {
+  if (metric_ != Metric::Time || !history_) return {};
+  const auto& entries = history_->entries();
+  if (layout_ == Layout::LinesOverRuns)
+    return std::any_of(entries.begin(), entries.end(), bookkeepingOnly)
+               ? QStringLiteral("\n(meta runs: not timed)")
+               : QString();
+  // Bars compare runs of the latest run's device only.
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e)
+    if (!e->results.isEmpty())
+      return bookkeepingOnly(*e) ? QStringLiteral("\n(meta: no arithmetic, not timed)") : QString();
+  return {};
 }
 
 QString StrategiesChart::toolTipFor(QCPAbstractPlottable* plottable, int dataIndex) const {
@@ -239,7 +290,10 @@ QString StrategiesChart::toolTipFor(QCPAbstractPlottable* plottable, int dataInd
   }
   if (!res.ok) return text + QStringLiteral("failed: ") + res.error;
   text += QStringLiteral("time %1, curMem %2 MiB, maxMem %3 MiB")
-              .arg(formatValue(res.timeMedianS, Metric::Time))
+              .arg(bookkeepingOnly(entry)
+                       ? QStringLiteral("not measured (meta device: bookkeeping only, no "
+                                        "arithmetic)")
+                       : formatValue(res.timeMedianS, Metric::Time))
               .arg(res.curMemBytes / kMiB, 0, 'f', 1)
               .arg(res.maxMemBytes / kMiB, 0, 'f', 1);
   for (const auto& k : res.keptAlive)
@@ -258,7 +312,7 @@ QString StrategiesChart::csv() const {
                                                      : QStringLiteral("max_mem_mib"));
   for (const RunEntry& e : history_->entries())
     for (const StrategyResult& r : e.results) {
-      const double v = metricValue(r, metric_);
+      const double v = metricValue(e, r, metric_);
       out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
                  .arg(e.id)
                  .arg(csvField(e.title), csvField(e.requiresGrad), csvField(r.strategy),

@@ -3,7 +3,10 @@
 // as bars of the latest run of each requires_grad setting side by side, or as one line per
 // strategy over the runs. The cost model's predicted GPU time is a separate series labelled
 // "model: H100 (predicted)" (time only). Failed strategies are gaps in lines and marked
-// "failed" under bars; nothing a history holds makes it throw.
+// "failed" under bars; nothing a history holds makes it throw. Runs on the meta device do no
+// arithmetic, so their (bookkeeping) times are left out of the time charts: "meta: not timed"
+// where a bar would be, gaps in lines; the prediction, a model of sizes, is still drawn. Only
+// series with something drawn are in the legend.
 
 #include "ui/charts/chart_view.h"
 
@@ -45,6 +48,8 @@ class StrategiesChart : public ChartView {
   /// Series names: bars "requires_grad: none" (one per setting in the history, in order of
   /// first appearance); lines "strategy1"; time only: the prediction "model: H100 (predicted)"
   /// (bars) or "strategy1, model: H100 (predicted)" (lines, dashed); "failed" marks (lines).
+  /// Value labels above bars turned upright at the last layout (too wide for their bar).
+  int uprightValueLabels() const;
   static QString metricLabel(Metric m);  ///< "time (s)", "curMem (MiB)", "maxMem (MiB)"
   /// "model: H100 (predicted)" from "NVIDIA H100 SXM (model)".
   static QString predictedSeriesName(const QString& predictedGpu);
@@ -59,8 +64,17 @@ class StrategiesChart : public ChartView {
   void rebuildLines();
   /// Colours `bars` as requires_grad group `group`, or as the prediction when group < 0.
   void styleBars(QCPBars* bars, int group) const;
-  /// The value above a bar, or "failed" / "n/a" where there is none.
-  void addValueLabel(double key, double value, bool ok);
+  /// The value above a bar, or `missing` ("failed", "meta: not timed") where there is none.
+  void addValueLabel(double key, double value, const QString& missing);
+  /// After layout: value labels wider than their bar stand upright, so neighbours never
+  /// overlap ("2.57 ms4.01 ms").
+  void fitValueLabels();
+  /// Time only: the line the title adds when runs on the meta device are left out.
+  QString timeNote() const;
+  /// Values written beside the points of one line (a history of one run), predictions in
+  /// `color` at the left of their marker, measurements at the right.
+  void addPointLabels(const QVector<double>& keys, const QVector<double>& values,
+                      const QColor& color, bool predicted);
   /// Crosses near the bottom at the runs (keys) where a strategy failed; refs: (entry, result).
   void addFailedMarks(const QVector<double>& keys, const QVector<QPair<int, int>>& refs);
 

@@ -5,9 +5,14 @@
 
 namespace matmulviz::ui::strategies_chart_detail {
 
-/// The metric of one result; NaN when failed or not measured.
-double metricValue(const StrategyResult& r, StrategiesChart::Metric m) {
+bool bookkeepingOnly(const RunEntry& e) {
+  return e.device == QLatin1String("meta");
+}
+
+double metricValue(const RunEntry& e, const StrategyResult& r, StrategiesChart::Metric m) {
   if (!r.ok) return std::numeric_limits<double>::quiet_NaN();
+  if (m == StrategiesChart::Metric::Time && bookkeepingOnly(e))
+    return std::numeric_limits<double>::quiet_NaN();
   switch (m) {
     case StrategiesChart::Metric::Time:
       return r.timeMedianS;
@@ -17,6 +22,13 @@ double metricValue(const StrategyResult& r, StrategiesChart::Metric m) {
       return r.maxMemBytes / kMiB;
   }
   return std::numeric_limits<double>::quiet_NaN();
+}
+
+QString missingValueText(const RunEntry& e, const StrategyResult& r, StrategiesChart::Metric m) {
+  if (!r.ok) return QStringLiteral("failed");
+  if (m == StrategiesChart::Metric::Time && bookkeepingOnly(e))
+    return QStringLiteral("meta: not timed");
+  return QStringLiteral("n/a");
 }
 
 QString formatValue(double v, StrategiesChart::Metric m) {

@@ -10,6 +10,7 @@
 #include <QVector>
 
 class QCPAbstractPlottable;
+class QCPItemText;
 
 namespace matmulviz::ui {
 
@@ -17,6 +18,9 @@ struct StrategiesChart::Impl {
   /// For each plottable: the (entry, result) of each data point, for tooltips.
   QHash<const QCPAbstractPlottable*, QVector<QPair<int, int>>> refs;
   QHash<const QCPAbstractPlottable*, bool> predicted;
+  /// The value labels above bars, turned upright after layout when wider than a bar.
+  QVector<QCPItemText*> valueLabels;
+  double barWidth = 0;  ///< in axis coordinates
 };
 
 namespace strategies_chart_detail {
@@ -31,8 +35,14 @@ using EntryRef = QPair<int, int>;  ///< (entry, result) indices; (-1, -1) for no
 /// An empty history's entries.
 const QVector<RunEntry>& noEntries();
 
-/// The metric of one result (seconds or MiB); NaN when failed or not measured.
-double metricValue(const StrategyResult& r, StrategiesChart::Metric m);
+/// The metric of one result of run `e` (seconds or MiB); NaN when failed or not measured. The
+/// meta device does no arithmetic, so its times (bookkeeping only) are not measured times:
+/// NaN for Metric::Time there.
+double metricValue(const RunEntry& e, const StrategyResult& r, StrategiesChart::Metric m);
+/// True when `e` ran on the meta device: sizes and memory only, no arithmetic to time.
+bool bookkeepingOnly(const RunEntry& e);
+/// What stands where a bar has no value: "failed", "meta: not timed" or "n/a".
+QString missingValueText(const RunEntry& e, const StrategyResult& r, StrategiesChart::Metric m);
 /// "2208", "9.48 ms", "44.3 µs"; "—" for NaN.
 QString formatValue(double v, StrategiesChart::Metric m);
 /// True when `e` ran the same workload (sizes, dtype) on the same device as `reference`: only

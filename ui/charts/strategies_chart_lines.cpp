@@ -34,24 +34,25 @@ struct StrategyLines {
 };
 
 StrategyLines collectLines(const QVector<RunEntry>& entries, const QString& strategy,
-                           StrategiesChart::Metric metric, bool log) {
+                           StrategiesChart::Metric metric, bool log, double dodge) {
   StrategyLines out;
   for (int e = 0; e < entries.size(); ++e) {
     const StrategyResult* r = entries[e].result(strategy);
     if (!r) continue;
     const EntryRef ref{e, static_cast<int>(r - entries[e].results.data())};
-    double v = metricValue(*r, metric);
+    const double key = entries[e].id + dodge;
+    double v = metricValue(entries[e], *r, metric);
     if (log && v <= 0) v = NAN;
-    out.measured.add(entries[e].id, v, ref);  // NaN: a gap in the line
+    out.measured.add(key, v, ref);  // NaN: a gap in the line
     if (std::isfinite(v)) {
       out.lo = std::min(out.lo, v);
       out.hi = std::max(out.hi, v);
     } else if (!r->ok) {
-      out.failed.add(entries[e].id, 0, ref);
+      out.failed.add(key, 0, ref);
     }
     if (metric == StrategiesChart::Metric::Time && std::isfinite(r->predictedS) &&
         r->predictedS > 0) {
-      out.predicted.add(entries[e].id, r->predictedS, ref);
+      out.predicted.add(key, r->predictedS, ref);
       out.gpu = r->predictedGpu;
       out.lo = std::min(out.lo, r->predictedS);
       out.hi = std::max(out.hi, r->predictedS);
@@ -66,28 +67,40 @@ void StrategiesChart::rebuildLines() {
   QCustomPlot* p = plot();
   QStringList strategies, settings;
   if (history_) collectKeys(*history_, strategies, settings);
+  const auto& entries = history_ ? history_->entries() : noEntries();
   setIntegerTicks(p->xAxis);
   p->xAxis->setLabel(QStringLiteral("run"));
-  const auto& entries = history_ ? history_->entries() : noEntries();
   double lo = INFINITY, hi = 0;
   Line failed;
+  // One run: a line has one point, so the strategies stand side by side (dodged) with their
+  // values written beside the markers.
+  const bool single = entries.size() == 1;
+  auto names = QSharedPointer<QCPAxisTickerText>::create();
   for (int s = 0; s < strategies.size(); ++s) {
-    const StrategyLines lines = collectLines(entries, strategies[s], metric_, logScale());
+    const double dodge = single ? 0.8 * ((s + 0.5) / strategies.size() - 0.5) : 0.0;
+    if (single) names->addTick(entries.front().id + dodge, strategies[s]);
+    const StrategyLines lines = collectLines(entries, strategies[s], metric_, logScale(), dodge);
     lo = std::min(lo, lines.lo);
     hi = std::max(hi, lines.hi);
     for (int i = 0; i < lines.failed.keys.size(); ++i)
       failed.add(lines.failed.keys[i], 0, lines.failed.refs[i]);
     const QColor c = seriesColor(s);
     const bool few = lines.measured.keys.size() <= kMaxAntialiasedRuns;
-    auto* g = p->addGraph();
-    g->setName(strategies[s]);
-    g->setPen(QPen(c, few ? lineWidth() : 1.0));  // thin (cosmetic) pens draw fastest
-    // Markers only while they can be told apart; beyond that they cost most of the replot.
-    if (lines.measured.keys.size() <= kMaxMarkedRuns)
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, presentationMode() ? 7 : 4));
-    g->setAntialiased(few);
-    g->setData(lines.measured.keys, lines.measured.values, true);
-    impl_->refs.insert(g, lines.measured.refs);
+    const bool marked = lines.measured.keys.size() <= kMaxMarkedRuns;
+    const double marker = (presentationMode() ? 7 : 4) * (single ? 2 : 1);
+    const bool anyMeasured = std::any_of(lines.measured.values.begin(), lines.measured.values.end(),
+                                         [](double v) { return std::isfinite(v); });
+    if (anyMeasured) {  // a line of gaps only (meta's times) is neither drawn nor listed
+      auto* g = p->addGraph();
+      g->setName(strategies[s]);
+      g->setPen(QPen(c, few ? lineWidth() : 1.0));  // thin (cosmetic) pens draw fastest
+      // Markers only while they can be told apart; beyond that they cost most of the replot.
+      if (marked) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, marker));
+      g->setAntialiased(few);
+      g->setData(lines.measured.keys, lines.measured.values, true);
+      impl_->refs.insert(g, lines.measured.refs);
+      if (single) addPointLabels(lines.measured.keys, lines.measured.values, c, false);
+    }
     if (lines.predicted.keys.isEmpty()) continue;
     auto* pg = p->addGraph();
     pg->setName(strategies[s] + QStringLiteral(", ") + predictedSeriesName(lines.gpu));
@@ -96,10 +109,18 @@ void StrategiesChart::rebuildLines() {
     QColor pale = c;
     pale.setAlpha(few ? 255 : 120);
     pg->setPen(QPen(pale, few ? lineWidth() * 0.8 : 1.0, few ? Qt::DashLine : Qt::SolidLine));
+    // Hollow diamonds: a prediction at a single run is a point, not an invisible line.
+    if (marked) pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, marker * 1.5));
     pg->setAntialiased(few);
     pg->setData(lines.predicted.keys, lines.predicted.values, true);
     impl_->refs.insert(pg, lines.predicted.refs);
     impl_->predicted.insert(pg, true);
+    if (single) addPointLabels(lines.predicted.keys, lines.predicted.values, c, true);
+  }
+  if (single) {  // the strategies side by side: name them
+    p->xAxis->setTicker(names);
+    p->xAxis->setLabel(
+        QStringLiteral("strategy (run %1, the only run so far)").arg(entries.front().id));
   }
   p->xAxis->setRange(entries.isEmpty()
                          ? QCPRange(0, 1)
@@ -110,6 +131,26 @@ void StrategiesChart::rebuildLines() {
     p->yAxis->setRange(logScale() ? QCPRange(lo / 3, hi * 3) : QCPRange(0, hi * 1.1));
   }
   addFailedMarks(failed.keys, failed.refs);
+}
+
+void StrategiesChart::addPointLabels(const QVector<double>& keys, const QVector<double>& values,
+                                     const QColor& color, bool predicted) {
+  QFont f = font();
+  f.setPointSize(fontPointSize(8));
+  for (int i = 0; i < keys.size(); ++i) {
+    if (!std::isfinite(values[i])) continue;
+    auto* label = new QCPItemText(plot());
+    label->setClipToAxisRect(true);
+    label->setFont(f);
+    label->setColor(color.darker(140));
+    label->position->setCoords(keys[i], values[i]);
+    // Measured values right of their marker, predictions left: the two never cover each other.
+    label->setPositionAlignment((predicted ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    label->setPadding(predicted ? QMargins(0, 0, 10, 0) : QMargins(10, 0, 0, 0));
+    QString text = formatValue(values[i], metric_);
+    if (metric_ != Metric::Time) text += QStringLiteral(" MiB");
+    label->setText(predicted ? text + QStringLiteral(" (model)") : text);
+  }
 }
 
 void StrategiesChart::addFailedMarks(const QVector<double>& keys, const QVector<EntryRef>& refs) {

@@ -26,6 +26,21 @@ QStringList kernelViewKernels() {
   return names;
 }
 
+QStringList batchedKernels() {
+  QStringList names;
+  for (const kernels::KernelVariant& v : kernels::kernelVariants())
+    if (v.gathered && !v.reference)
+      names.append(QString::fromUtf8(v.name.data(), qsizetype(v.name.size())));
+  return names;
+}
+
+QString batchedKernelNote(const QString& kernel) {
+  return QStringLiteral(
+             "%1 is batched (out[n] = a[n] @ c[q[n]]) and has no single A/B/C diagram; run it "
+             "with matmulviz-cli launch --kernel %1")
+      .arg(kernel);
+}
+
 bool isFaultyKernel(const QString& kernel) {
   const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
   return v != nullptr && v->faulty;
@@ -77,15 +92,27 @@ KernelGeometry KernelGeometry::of(const KernelLaunchSpec& s) {
   g.K = s.k;
   g.N = s.n;
   g.tpb = s.tpb;
-  // the faulty teaching kernels keep the shape of the kernel they break
-  g.xOverRows =
-      s.kernel == QLatin1String("naive") || s.kernel == QLatin1String("naive_no_bounds_check");
-  g.tiled = s.kernel.startsWith(QLatin1String("smem_tiled"));
+  // the faulty teaching kernels keep the shape of the kernel they break (their registry entry)
+  if (const kernels::KernelVariant* v = kernels::findKernel(s.kernel.toStdString())) {
+    g.xOverRows = v->xOverRows;
+    g.barriersPerTile = v->barriersPerTile;
+  }
+  g.tiled = g.barriersPerTile > 0;
   const std::int64_t rowBlocks = (g.M + g.tpb - 1) / g.tpb;
   const std::int64_t colBlocks = (g.N + g.tpb - 1) / g.tpb;
   g.gridX = g.xOverRows ? rowBlocks : colBlocks;
   g.gridY = g.xOverRows ? colBlocks : rowBlocks;
   return g;
+}
+
+int KernelGeometry::tileStagedIn(int phase) const {
+  if (barriersPerTile <= 0 || phase < 0 || phase % barriersPerTile != 0) return -1;
+  return phase / barriersPerTile < tilePhases() ? phase / barriersPerTile : -1;
+}
+
+int KernelGeometry::tileComputedIn(int phase) const {
+  if (barriersPerTile <= 0 || phase < 1 || (phase - 1) % barriersPerTile != 0) return -1;
+  return (phase - 1) / barriersPerTile < tilePhases() ? (phase - 1) / barriersPerTile : -1;
 }
 
 KernelGeometry::BlockThread KernelGeometry::at(std::int64_t row, std::int64_t col) const {

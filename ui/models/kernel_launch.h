@@ -44,6 +44,12 @@ struct KernelLaunchLimits {
 /// batched (a [N, I, J] @ c[q[n]]) and has no single A/B/C picture, so the view leaves it out.
 QStringList kernelViewKernels();
 
+/// The batched kernels (kernels::KernelVariant::gathered: gather_bmm), which the view lists but
+/// cannot draw, in registry order.
+QStringList batchedKernels();
+/// Why the Kernel view does not show `kernel` (batched) and how to run it instead.
+QString batchedKernelNote(const QString& kernel);
+
 /// Whether `kernel` is one of the faulty teaching kernels (kernels::KernelVariant::faulty).
 bool isFaultyKernel(const QString& kernel);
 
@@ -59,7 +65,8 @@ QString checkKernelLaunch(const KernelLaunchSpec& spec);
 /// threads past its edges: planeRows() x planeCols() = (blocks along rows * TPB) x (... cols).
 /// naive (and naive_no_bounds_check) put threadIdx.x / blockIdx.x over the rows of C
 /// (i = blockIdx.x * TPB + threadIdx.x); coalesced and the smem_tiled kernels put x over the
-/// columns (j = blockIdx.x * TPB + threadIdx.x).
+/// columns (j = blockIdx.x * TPB + threadIdx.x). Both that and the barrier phases of the
+/// tiled kernels come from the kernel's registry entry (kernels::KernelVariant).
 struct KernelGeometry {
   std::int64_t M = 1;
   std::int64_t K = 1;
@@ -69,6 +76,9 @@ struct KernelGeometry {
   std::int64_t gridX = 1;  ///< gridDim.x
   std::int64_t gridY = 1;  ///< gridDim.y
   bool tiled = false;      ///< stages TPB x TPB tiles of A and B in shared memory
+  /// __syncthreads() per tile (KernelVariant::barriersPerTile): 2 for smem_tiled, 1 for
+  /// smem_tiled_no_sync; 0 when not tiled.
+  int barriersPerTile = 0;
 
   /// The geometry of a launch that checkKernelLaunch accepted.
   static KernelGeometry of(const KernelLaunchSpec& spec);
@@ -81,6 +91,14 @@ struct KernelGeometry {
   int threadsPerBlock() const { return tpb * tpb; }
   /// ceil(K / TPB): tiles of A and B a tiled block stages.
   std::int64_t tilePhases() const { return (K + tpb - 1) / tpb; }
+  /// The barrier phase in which `tile` is staged into As and Bs (barriersPerTile * tile).
+  int stagePhase(int tile) const { return barriersPerTile * tile; }
+  /// The phase in which the products of `tile` are taken: the one after its staging.
+  int computePhase(int tile) const { return stagePhase(tile) + 1; }
+  /// The tile staged in `phase`, or -1 (not tiled, a phase that stages nothing).
+  int tileStagedIn(int phase) const;
+  /// The tile whose products are taken in `phase`, or -1.
+  int tileComputedIn(int phase) const;
   bool inC(std::int64_t row, std::int64_t col) const {
     return row >= 0 && col >= 0 && row < M && col < N;
   }

@@ -55,7 +55,8 @@ struct KernelTimeline::Builder {
     push(cur);
   }
   void recordStage(const KernelAtom& atom) {
-    const int tile = atom.phase / 2;
+    const int tile = t.result_->geometry.tileStagedIn(atom.phase);
+    if (tile < 0) return;
     const std::size_t plane = std::size_t(tpb) * tpb;
     if (t.staged_.size() < (tile + 1) * 2 * plane) t.staged_.resize((tile + 1) * 2 * plane, -2);
     std::int64_t a = -1, b = -1;
@@ -173,8 +174,10 @@ std::int64_t KernelTimeline::stepAt(KernelStepUnit unit, std::int64_t executed) 
 }
 
 int KernelTimeline::tileOfPhase(int phase) const {
-  if (!result_ || !result_->geometry.tiled) return -1;
-  return phase < 2 * result_->geometry.tilePhases() ? phase / 2 : -1;
+  if (!result_) return -1;
+  const KernelGeometry& g = result_->geometry;
+  const int computed = g.tileComputedIn(phase);
+  return computed >= 0 ? computed : g.tileStagedIn(phase);
 }
 
 std::int64_t KernelTimeline::threadFirstAtom(int thread) const {
@@ -211,7 +214,7 @@ KernelProduct KernelTimeline::productAt(std::int64_t index) const {
   const KernelAtom& atom = atoms_[std::size_t(index)];
   const auto& events = result_->run.report.trace.events();
   const int tpb = result_->geometry.tpb;
-  const int tile = atom.phase / 2;
+  const int tile = result_->geometry.tileComputedIn(atom.phase);
   KernelProduct p;
   p.atom = index;
   for (std::uint32_t i = atom.firstEvent; i < atom.endEvent; ++i) {

@@ -65,8 +65,9 @@ class KernelTimeline {
   /// Barrier phases of the block (barriers + 1), and where each starts in atoms().
   int phaseCount() const { return static_cast<int>(phaseBegin_.size()); }
   std::int64_t phaseBegin(int phase) const { return phaseBegin_.at(std::size_t(phase)); }
-  /// Tile of A and B staged or consumed in `phase` (smem_tiled: phase / 2), -1 for the final
-  /// phase that only stores C.
+  /// Tile of A and B whose products are taken in `phase`, else the tile staged in it
+  /// (KernelGeometry::tileComputedIn, tileStagedIn: from the kernel's barriers per tile); -1
+  /// for a phase that does neither (smem_tiled's last, which only stores C).
   int tileOfPhase(int phase) const;
 
   /// Index of the thread's first atom, and of its Store or Exit atom; -1 when not traced.

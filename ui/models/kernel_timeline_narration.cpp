@@ -104,7 +104,7 @@ QString KernelTimeline::narrateKStep(const KernelAtom& atom) const {
                       element("A", p.aRow, p.aCol), element("B", p.bRow, p.bCol))
                  .arg(p.k)
                  .arg(g.K)
-                 .arg(atom.phase / 2 + 1)
+                 .arg(g.tileComputedIn(atom.phase) + 1)
                  .arg(g.tilePhases());
 }
 
@@ -122,7 +122,7 @@ QString KernelTimeline::narrateStage(const KernelAtom& atom) const {
   }
   return QStringLiteral("%1 stages %2 into %3 and %4 into %5 (tile %6 of %7)")
       .arg(threadName(atom.thread), a, as, b, bs)
-      .arg(atom.phase / 2 + 1)
+      .arg(result_->geometry.tileStagedIn(atom.phase) + 1)
       .arg(result_->geometry.tilePhases());
 }
 

@@ -1,5 +1,7 @@
 #include "ui/models/memory_timeline_model.h"
 
+#include "core/memory/caching_allocator.h"  // formatBytes
+
 #include "ui/models/strategies_table_model.h"  // csvField
 
 #include <QHash>
@@ -70,6 +72,7 @@ void MemoryTimelineModel::clear() {
   reserved_.clear();
   for (auto& c : byCategory_) c.clear();
   peakEvent_ = -1;
+  statementPeakEvent_ = -1;
   statementEndEvent_ = -1;
   endResetModel();
 }
@@ -109,6 +112,7 @@ void MemoryTimelineModel::setTimeline(const MemoryTimeline& t, const QString& st
     c.reserve(n);
   }
   peakEvent_ = -1;
+  statementPeakEvent_ = -1;
   statementEndEvent_ = -1;
   for (qsizetype i = 0; i < n; ++i) {
     const MemoryEvent& ev = t.events[static_cast<size_t>(i)];
@@ -127,6 +131,7 @@ void MemoryTimelineModel::setTimeline(const MemoryTimeline& t, const QString& st
       peakEvent_ = static_cast<int>(i);
     if (statementEndEvent_ < 0 && t.statementEndUs > 0 && ev.timeUs > t.statementEndUs)
       statementEndEvent_ = static_cast<int>(i);
+    if (statementEndEvent_ < 0) statementPeakEvent_ = peakEvent_;
   }
   endResetModel();
 }
@@ -137,6 +142,22 @@ const QVector<qint64>& MemoryTimelineModel::categorySeries(MemoryCategory c) con
 
 qint64 MemoryTimelineModel::peakAllocatedBytes() const {
   return peakEvent_ < 0 ? 0 : allocated_[peakEvent_];
+}
+
+qint64 MemoryTimelineModel::statementPeakBytes() const {
+  return statementPeakEvent_ < 0 ? 0 : allocated_[statementPeakEvent_];
+}
+
+QString MemoryTimelineModel::peakText() const {
+  if (peakEvent_ < 0) return {};
+  QString where = QStringLiteral("op ") + opAt(peakEvent_);
+  if (!labelAt(peakEvent_).isEmpty()) where += QStringLiteral(", block ") + labelAt(peakEvent_);
+  if (statementEndEvent_ >= 0 && peakEvent_ >= statementEndEvent_)
+    where += QStringLiteral(", during backward");
+  return QStringLiteral("%1 at event %2 (%3)")
+      .arg(QString::fromStdString(formatBytes(peakAllocatedBytes())))
+      .arg(peakEvent_)
+      .arg(where);
 }
 
 QString MemoryTimelineModel::opAt(int event) const {

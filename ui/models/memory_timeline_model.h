@@ -88,9 +88,17 @@ class MemoryTimelineModel : public QAbstractTableModel {
   /// The first event after the end of the statement `out = strategy(...)` (what follows is
   /// the backward, when it ran); -1 when no event follows it.
   int statementEndEvent() const { return statementEndEvent_; }
-  /// The first event at which allocated reaches its maximum; -1 when empty.
+  /// The first event at which allocated reaches its maximum over the whole timeline (backward
+  /// included); -1 when empty. The one peak the Memory view shows, in its header and its chart.
   int peakEvent() const { return peakEvent_; }
   qint64 peakAllocatedBytes() const;
+  /// The same up to the end of the statement `out = strategy(...)`: the run's maxMem. Equals
+  /// peakEvent() when no backward follows the statement.
+  int statementPeakEvent() const { return statementPeakEvent_; }
+  qint64 statementPeakBytes() const;
+  /// "5.10 MiB at event 2020 (op SelectBackward0, during backward)": the peak as header and
+  /// chart both say it; empty when there are no events.
+  QString peakText() const;
   QString opAt(int event) const;
   QString labelAt(int event) const;
   QString whyAliveAt(int event) const;
@@ -122,6 +130,7 @@ class MemoryTimelineModel : public QAbstractTableModel {
   QVector<qint64> allocated_, requested_, reserved_;
   std::array<QVector<qint64>, kMemoryCategoryCount> byCategory_;
   int peakEvent_ = -1;
+  int statementPeakEvent_ = -1;
   int statementEndEvent_ = -1;
 };
 

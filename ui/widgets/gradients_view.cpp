@@ -30,7 +30,9 @@ GradientsView::GradientsView(QWidget* parent) : QWidget(parent) {
   showDifference_->setObjectName("gradShowDifference");
   slice_ = new QSpinBox;
   slice_->setObjectName("gradSlice");
-  slice_->setToolTip(tr("Slice of a 3D gradient (the first index)"));
+  // Counted from 1, as the heatmap's title counts them ("slice 1 of 2" is index 0).
+  slice_->setToolTip(tr("Slice of a 3D gradient along its first index, counted from 1"));
+  slice_->setRange(1, 1);
   row->addWidget(new QLabel(tr("Gradient")));
   row->addWidget(tensor_);
   row->addWidget(new QLabel(tr("of")));
@@ -64,7 +66,7 @@ GradientsView::GradientsView(QWidget* parent) : QWidget(parent) {
   for (QComboBox* c : {tensor_, strategy_, compare_})
     connect(c, &QComboBox::currentIndexChanged, this, &GradientsView::refresh);
   connect(showDifference_, &QCheckBox::toggled, this, &GradientsView::refresh);
-  connect(slice_, &QSpinBox::valueChanged, model_, &TensorGridModel::setSlice);
+  connect(slice_, &QSpinBox::valueChanged, model_, [this](int n) { model_->setSlice(n - 1); });
   connect(chart_, &HeatmapChart::hovered, this, [this](int r, int c, double v) {
     hover_->setText(tr("[%1, %2] = %3").arg(r).arg(c).arg(v, 0, 'g', 6));
   });
@@ -131,9 +133,7 @@ void GradientsView::refresh() {
                        .arg(tensor_->currentText(), QString::fromStdString(g.shapeString())));
     model_->setTensor(g, tensor_->currentText() + ", multi-head");
     const QSignalBlocker b(slice_);
-    slice_->setRange(0, std::max(0, model_->sliceCount() - 1));
-    slice_->setValue(0);
-    slice_->setSuffix(tr(" of %1").arg(model_->sliceCount()));
+    resetSlice();
     return;
   }
   const StrategyRun* r = run(strategy_->currentText());
@@ -142,7 +142,8 @@ void GradientsView::refresh() {
   if (!g.defined()) {
     model_->clear();
     diff_->clear();
-    slice_->setRange(0, 0);
+    slice_->setRange(1, 1);
+    slice_->setSuffix(QString());
     return;
   }
   const QString name = tensor_->currentText() + ", " + strategy_->currentText();
@@ -162,10 +163,14 @@ void GradientsView::refresh() {
     model_->setDifference(g, og, name + " - " + compare_->currentText());
   else
     model_->setTensor(g, name);
+  resetSlice();
+}
+
+void GradientsView::resetSlice() {
   const QSignalBlocker b(slice_);
-  slice_->setRange(0, std::max(0, model_->sliceCount() - 1));
-  slice_->setValue(0);
-  slice_->setSuffix(tr(" of %1").arg(model_->sliceCount()));
+  slice_->setRange(1, std::max(1, model_->sliceCount()));
+  slice_->setValue(model_->slice() + 1);
+  slice_->setSuffix(tr(" of %1").arg(std::max(1, model_->sliceCount())));
 }
 
 void GradientsView::setPresentationMode(bool on) {

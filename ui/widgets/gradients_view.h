@@ -43,6 +43,8 @@ class GradientsView : public QWidget {
 
  private:
   void refresh();
+  /// The slice spinner after the model changed: 1..sliceCount, on the model's slice + 1.
+  void resetSlice();
   const StrategyRun* run(const QString& strategy) const;
   Tensor gradient(const StrategyRun& r) const;
 

@@ -1,7 +1,8 @@
 #pragma once
 // The kernel list both kernel pickers show (the scenario panel's and the Kernel view's): the
-// correct variants, then, after a separator, the faulty teaching ones marked as such. Each
-// item's data is the plain kernel name (what scenarios store).
+// correct variants, the batched ones greyed out (no A/B/C diagram; the tooltip says to run them
+// with matmulviz-cli launch), then, after a separator, the faulty teaching ones marked as such.
+// Each item's data is the plain kernel name (what scenarios store).
 
 class QComboBox;
 

@@ -41,9 +41,10 @@ void KernelPainter::tiles() {
   int tile = t.tileOfPhase(phase);
   const bool stored = tile < 0;
   if (stored) tile = int(g.tilePhases()) - 1;
-  const bool staging = !stored && phase % 2 == 0;
+  // The phase structure (barriers per tile) is the kernel's, from its registry entry.
+  const bool staging = !stored && g.tileComputedIn(phase) < 0;
   const std::int64_t limit = staging ? m_.executed() : t.atomCount();
-  const std::vector<char> filled = filledCells(t, g.tpb, 2 * tile, limit);
+  const std::vector<char> filled = filledCells(t, g.tpb, g.stagePhase(tile), limit);
   const QRectF box = L_.corner.adjusted(0, 0, -L_.fontPx, -L_.fontPx);
   const double head = 3.4 * L_.fontPx;
   const double cell = std::min((box.width() - L_.fontPx) / (2.0 * g.tpb),
@@ -133,7 +134,7 @@ void KernelPainter::tileMarks(const QRectF& r, bool bTile, int tile) {
   const KernelLaunchResult& res = *m_.result();
   const KernelTimeline& t = m_.timeline();
   const double cell = r.width() / res.geometry.tpb;
-  const int readPhase = 2 * tile + 1;
+  const int readPhase = res.geometry.computePhase(tile);
   const std::int64_t done = m_.executed();
   for (const KernelProduct& pr : m_.followedProducts()) {
     if (pr.atom >= done || t.atoms()[std::size_t(pr.atom)].phase != readPhase) continue;

@@ -4,6 +4,7 @@
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -22,16 +23,25 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   strategy_->setMinimumContentsLength(12);
   summary_ = new QLabel(tr("Run the strategies (Ctrl+R) to see each one's memory timeline."));
   summary_->setObjectName("memorySummary");
+  summary_->setWordWrap(true);  // a long header wraps rather than widening the window
+  summary_->setMinimumWidth(200);
   row->addWidget(new QLabel(tr("Strategy")));
   row->addWidget(strategy_);
   row->addSpacing(12);
   row->addWidget(summary_, 1);
+  scale_ = new QCheckBox(tr("scale to allocated"));
+  scale_->setObjectName("memoryScaleToAllocated");
+  scale_->setToolTip(
+      tr("Fit the value axis to allocated memory (reserved may go above it); on "
+         "by default when reserved is far above the allocated peak"));
+  row->addWidget(scale_);
   layout->addLayout(row);
   model_ = new MemoryTimelineModel(this);
   chart_ = new MemoryTimelineChart;
   chart_->setObjectName("memoryChart");
   chart_->setModel(model_);
-  chart_->setMinimumHeight(280);
+  // Title, legend (two rows), axis and its title: below this the axis title is cut.
+  chart_->setMinimumHeight(360);
   table_ = new QTableView;
   table_->setObjectName("memoryEvents");
   table_->setModel(model_);
@@ -43,7 +53,12 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  split->setSizes({3000, 1000});  // 3:1 of whatever height the view gets, the chart first
+  table_->setMinimumHeight(100);
   layout->addWidget(split, 1);
+  connect(scale_, &QCheckBox::toggled, chart_, &MemoryTimelineChart::setScaleToAllocated);
+  connect(chart_, &MemoryTimelineChart::scaleToAllocatedChanged, scale_, &QCheckBox::setChecked);
   connect(strategy_, &QComboBox::activated, this,
           [this] { showStrategy(strategy_->currentText()); });
 }
@@ -74,19 +89,19 @@ bool MemoryView::showStrategy(const QString& strategy) {
   for (const StrategyRun& r : report_->runs) {
     if (QString::fromStdString(r.strategy) != strategy || r.timeline.events.empty()) continue;
     model_->setTimeline(r.timeline, strategy);
-    const int peak = model_->peakEvent();
-    const auto& ev = r.timeline.events;
-    QString op;
-    if (peak >= 0 && peak < int(ev.size()) && ev[size_t(peak)].opId >= 0 &&
-        ev[size_t(peak)].opId < int(r.timeline.opNames.size()))
-      op = QString::fromStdString(r.timeline.opNames[size_t(ev[size_t(peak)].opId)]);
-    summary_->setText(tr("%1: %2 events; peak allocated %3 at event %4 (%5); curMem after the "
-                         "statement %6. Drag to pan, wheel to zoom, hover for details.")
-                          .arg(strategy)
-                          .arg(ev.size())
-                          .arg(QString::fromStdString(formatBytes(r.peak.allocatedBytes)))
-                          .arg(peak)
-                          .arg(op)
+    // One peak, the model's, as the chart marks it; maxMem (the statement's peak) beside it
+    // only when backward went higher.
+    QString text = tr("%1: %2 events; peak allocated %3")
+                       .arg(strategy)
+                       .arg(model_->eventCount())
+                       .arg(model_->peakText());
+    if (model_->statementPeakEvent() != model_->peakEvent())
+      text += tr("; maxMem of the statement %1 at event %2")
+                  .arg(QString::fromStdString(formatBytes(model_->statementPeakBytes())))
+                  .arg(model_->statementPeakEvent());
+    summary_->setText(text +
+                      tr("; curMem after the statement %1. Drag to pan, wheel to zoom, "
+                         "hover for details.")
                           .arg(QString::fromStdString(formatBytes(r.current.allocatedBytes))));
     return true;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // The Memory view: the timeline of one strategy's run (allocated stacked by label category,
 // requested and reserved as lines, the peak marked; hover for the event, its op and why the
-// block is alive; zoom and pan) above the table of every allocator event.
+// block is alive; zoom and pan; "scale to allocated") above the table of every allocator event.
+// The header names the same peak as the chart (MemoryTimelineModel::peakText).
 
 #include "core/report/strategies_report.h"
 
@@ -9,6 +10,7 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTableView;
@@ -37,6 +39,7 @@ class MemoryView : public QWidget {
   std::shared_ptr<const StrategiesReport> report_;
   QComboBox* strategy_ = nullptr;
   QLabel* summary_ = nullptr;
+  QCheckBox* scale_ = nullptr;
   MemoryTimelineChart* chart_ = nullptr;
   MemoryTimelineModel* model_ = nullptr;
   QTableView* table_ = nullptr;
