@@ -188,9 +188,15 @@ Tensor read(const std::string& path) {
   const DType dtype = dtypeOf(h.descr, path);
   if (h.fortranOrder)
     fail(path, "fortran_order True is not supported; save np.ascontiguousarray(a) (C order)");
-  int64_t expected = elementSize(dtype);
-  for (int64_t s : h.shape)
-    if (__builtin_mul_overflow(expected, s, &expected)) fail(path, "shape too large for int64");
+  // The bytes the data needs, and the largest stride (empty dimensions count as 1, as in
+  // contiguousStrides): a shape such as (0, 2**40, 2**40) holds no data, but its strides would
+  // overflow int64.
+  int64_t expected = elementSize(dtype), span = expected;
+  for (int64_t s : h.shape) {
+    if (__builtin_mul_overflow(expected, s, &expected) ||
+        __builtin_mul_overflow(span, std::max<int64_t>(s, 1), &span))
+      fail(path, "shape " + shapeToString(h.shape) + " too large: its strides overflow int64");
+  }
   const int64_t actual = fileSize - dataStart;
   if (actual != expected) {
     fail(path, std::string(actual < expected ? "truncated" : "trailing") + " data: shape " +

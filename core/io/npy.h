@@ -28,7 +28,8 @@ class NpyError : public std::runtime_error {
 /// Throws NpyError naming the file when: it cannot be opened; the magic is not "\x93NUMPY";
 /// the version is not 1.0, 2.0 or 3.0; the header is malformed (not a dict with exactly the keys
 /// descr, fortran_order, shape); the byte order is '>' (big-endian); the dtype is unsupported;
-/// fortran_order is True; the data is shorter than shape x element size (truncated) or longer
+/// fortran_order is True; the shape's strides (in bytes, empty dimensions counted as 1) would
+/// overflow int64; the data is shorter than shape x element size (truncated) or longer
 /// (trailing bytes).
 Tensor read(const std::string& path);
 

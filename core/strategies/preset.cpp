@@ -1,9 +1,12 @@
 #include "core/strategies/preset.h"
 
+#include "core/util/json_fields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace matmulviz {
 
@@ -22,43 +25,81 @@ void parseRequiresGrad(const std::string& text, bool& a, bool& c) {
   }
 }
 
+namespace {
+
+/// 1-based line of byte `offset` in `text`.
+long lineAt(const std::string& text, size_t offset) {
+  const auto upTo = static_cast<long>(std::min(offset, text.size()));
+  return 1 + std::count(text.begin(), text.begin() + upTo, '\n');
+}
+
+/// nlohmann::json's message without its "[json.exception.parse_error.101] " tag.
+std::string withoutLibraryTag(const std::string& what) {
+  if (what.starts_with("[json.exception.")) {
+    const size_t end = what.find("] ");
+    if (end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
 Preset parsePreset(const std::string& json, const std::string& name, const std::string& source) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::parse_error& e) {
-    const auto upTo = std::min<size_t>(e.byte, json.size());
-    const auto line = 1 + std::count(json.begin(), json.begin() + static_cast<long>(upTo), '\n');
-    throw std::invalid_argument(source + ":" + std::to_string(line) + ": " + e.what());
+    throw std::invalid_argument(source + ":" + std::to_string(lineAt(json, e.byte)) + ": " +
+                                withoutLibraryTag(e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range.406 "number overflow parsing '1E1072'" (found by tests/fuzz/fuzz_preset): a
+    // number beyond double. No byte offset: the line is that of the number's text.
+    const std::string what = withoutLibraryTag(e.what());
+    size_t at = json.size();
+    if (const size_t q = what.find('\''); q != std::string::npos) {
+      const std::string token = what.substr(q + 1, what.find('\'', q + 1) - q - 1);
+      if (!token.empty()) at = std::min(json.find(token), json.size());
+    }
+    throw std::invalid_argument(source + ":" + std::to_string(lineAt(json, at)) + ": " + what +
+                                " (allowed: numbers within +-1.7e308)");
   }
   Preset p;
   p.name = name;
-  try {
-    p.description = j.value("description", "");
-    RunConfig& c = p.config;
-    if (j.contains("workload")) {
-      const auto& w = j.at("workload");
-      c.workload.n = w.value("n", c.workload.n);
-      c.workload.m = w.value("m", c.workload.m);
-      c.workload.i = w.value("i", c.workload.i);
-      c.workload.j = w.value("j", c.workload.j);
-      c.workload.k = w.value("k", c.workload.k);
-      c.workload.batch = w.value("batch", c.workload.batch);
-      c.workload.dtype = parseDType(w.value("dtype", std::string("float32")));
-      c.workload.validate();
+  RunConfig& c = p.config;
+  const JsonFields f(j, "preset '" + source + "'");
+  // Every value is type- and range-checked before it is converted (JsonFields); a value the
+  // engine refuses (an unknown dtype) is reported at its field too.
+  auto checked = [&](const JsonFields& fields, const char* key, auto&& parse) {
+    try {
+      parse();
+    } catch (const std::invalid_argument& e) {
+      if (std::string_view(e.what()).starts_with(fields.what())) throw;
+      fields.fail(key, std::string("is refused: ") + e.what());
     }
-    parseRequiresGrad(j.value("requires_grad", std::string("none")), c.requiresGradA,
-                      c.requiresGradC);
-    if (j.contains("strategies")) c.strategies = j.at("strategies").get<std::vector<std::string>>();
-    for (const auto& s : c.strategies) findStrategy(s);
-    c.repeats = j.value("repeats", c.repeats);
-    c.backward = j.value("backward", c.backward);
-    c.device = parseDeviceKind(j.value("device", std::string("cpu")));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(source + ": " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(source + ": " + e.what());
+  };
+  p.description = f.string("description", "");
+  if (f.has("workload")) {
+    const JsonFields w = f.object("workload");
+    Workload& wl = c.workload;
+    wl.n = w.integer("n", wl.n, 1, kMaxPresetSize);
+    wl.m = w.integer("m", wl.m, 1, kMaxPresetSize);
+    wl.i = w.integer("i", wl.i, 1, kMaxPresetSize);
+    wl.j = w.integer("j", wl.j, 1, kMaxPresetSize);
+    wl.k = w.integer("k", wl.k, 1, kMaxPresetSize);
+    wl.batch = w.integer("batch", wl.batch, 1, kMaxPresetSize);
+    checked(w, "dtype", [&] { wl.dtype = parseDType(w.string("dtype", "float32")); });
+    checked(f, "workload", [&] { wl.validate(); });
   }
+  checked(f, "requires_grad", [&] {
+    parseRequiresGrad(f.string("requires_grad", "none"), c.requiresGradA, c.requiresGradC);
+  });
+  c.strategies = f.strings("strategies", c.strategies);
+  checked(f, "strategies", [&] {
+    for (const auto& s : c.strategies) findStrategy(s);
+  });
+  c.repeats = static_cast<int>(f.integer("repeats", c.repeats, 1, kMaxPresetRepeats));
+  c.backward = f.boolean("backward", c.backward);
+  checked(f, "device", [&] { c.device = parseDeviceKind(f.string("device", "cpu")); });
   return p;
 }
 

@@ -23,8 +23,17 @@ struct Preset {
   RunConfig config;
 };
 
-/// Parses a preset. Throws std::invalid_argument naming `source` and the line for JSON syntax
-/// errors ("resources/presets/x.json:3: syntax error ..."), and the field for bad values.
+/// The largest workload size (n, m, i, j, k, batch) and repeats a preset may give.
+inline constexpr int64_t kMaxPresetSize = 2147483647;
+inline constexpr int64_t kMaxPresetRepeats = 1000;
+
+/// Parses a preset: {"description", "workload": {"n", "m", "i", "j", "k", "batch", "dtype"},
+/// "requires_grad", "strategies", "repeats", "backward", "device"}, every field optional.
+/// Throws std::invalid_argument naming `source` and the line for JSON syntax errors
+/// ("resources/presets/x.json:3: syntax error ..."), and the file, the field and what is allowed
+/// for bad values, checked before any conversion: "preset 'x.json': field 'n' is 1.31e+41
+/// (allowed: 1 to 2147483647)", "preset 'x.json': field 'dtype' must be a string, but is a
+/// number", "preset 'x.json': field 'device' is refused: unknown device 'tpu' (...)".
 Preset parsePreset(const std::string& json, const std::string& name, const std::string& source);
 /// The embedded preset `name`; throws std::invalid_argument listing the known names.
 Preset loadPreset(const std::string& name);

@@ -67,7 +67,6 @@ class StrategyRunner {
   Tensor gradOutput_;
   Tensor reference_, refDA_, refDC_;
   std::map<std::string, DryRun> dryRuns_;
-  double bandwidthBytesPerSecond_ = 0;
 };
 
 /// Measured copy bandwidth of this machine (bytes/s), warm pages, used by the backward

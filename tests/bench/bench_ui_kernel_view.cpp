@@ -4,6 +4,8 @@
 //
 //   QT_QPA_PLATFORM=offscreen bench_ui_kernel_view [--png DIR] [--case NAME]
 //
+// Also prints the longest stall of the GUI thread's event loop (StallWatchdog) while a launch is
+// set and shown, and while the view is resized (target 100 ms).
 // With --png, writes each case's frame at 1600x1000 and a grab of the whole view to DIR. The last
 // case repeats the lesson in classroom (presentation) mode.
 #include <QApplication>
@@ -16,6 +18,7 @@
 #include <ctime>
 #include <vector>
 
+#include "tests/common/stall_watchdog.h"
 #include "ui/widgets/kernel_view.h"
 
 using namespace matmulviz::ui;
@@ -56,7 +59,39 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Lets the event loop run for `ms` (paints, timers).
+void spin(int ms) {
+  QEventLoop loop;
+  QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+  loop.exec();
+}
+
+/// The longest event-loop stall of the GUI thread (issue 14, target 100 ms) while the view takes
+/// a new launch and shows it, and while it is resized and repainted at 1920x1080 and back.
+void printLongestStall(KernelView& view, const Case& c) {
+  matmulviz::testing::StallWatchdog watchdog;
+  watchdog.start();
+  spin(50);
+  view.setLaunch(c.spec);
+  waitReady(view, 600000);
+  view.update();
+  spin(300);
+  const double launchMs = watchdog.longestStallMs();
+  watchdog.start();
+  spin(50);
+  view.resize(1920, 1080);
+  spin(300);
+  view.resize(1600, 1000);
+  spin(300);
+  const double resizeMs = watchdog.longestStallMs();
+  watchdog.stop();
+  const double worst = std::max(launchMs, resizeMs);
+  std::printf("%-26s longest GUI stall: launch %5.1f ms, resize %5.1f ms; target 100 ms: %s\n",
+              c.name, launchMs, resizeMs, worst < 100 ? "met" : "MISSED");
+}
+
 void runCase(KernelView& view, const Case& c, const QString& pngDir) {
+  printLongestStall(view, c);
   QElapsedTimer t;
   t.start();
   view.setLaunch(c.spec);

@@ -216,6 +216,9 @@ class TestNpy : public QObject {
     QTest::newRow("shape overflow")
         << npyBytes(header("'<f4'", "False", "(4294967296, 4294967296)"), data)
         << QStringList{"too large"};
+    QTest::newRow("empty shape whose strides overflow (UBSan)")
+        << npyBytes(header("'<f4'", "False", "(0, 1099511627776, 1099511627776)"))
+        << QStringList{"shape [0, 1099511627776, 1099511627776] too large", "strides"};
     QTest::newRow("fortran_order not bool")
         << npyBytes(header("'<f4'", "0", "(2, 3)"), data) << QStringList{"malformed", "True"};
     QTest::newRow("text after dict") << npyBytes(f4 + "x", data) << QStringList{"malformed"};

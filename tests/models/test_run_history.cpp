@@ -144,6 +144,35 @@ void TestRunHistory::malformedJsonIsRefused_data() {
       << QByteArray(
              R"({"format": "matmulviz-run-history", "version": 1, "runs": [{"results": []}]})")
       << "run 0 is malformed";
+  // UBSan under tests/fuzz/fuzz_history: numbers beyond the integer types were converted unchecked.
+  auto oneResult = [](const char* field) {
+    return QByteArray(R"({"format": "matmulviz-run-history", "version": 1, "runs": [{"id": 1, )"
+                      R"("results": [{"strategy": "direct", )") +
+           field + "}]}]}";
+  };
+  QTest::newRow("bytes 1e300 (UBSan)")
+      << oneResult(R"("cur_mem_bytes": 1e300)")
+      << "run 0: field 'cur_mem_bytes' is 1e+300 (allowed: a whole number of bytes, 0 to "
+         "9223372036854775807)";
+  QTest::newRow("bytes negative") << oneResult(R"("max_mem_bytes": -1)")
+                                  << "run 0: field 'max_mem_bytes' is -1";
+  QTest::newRow("bytes fraction") << oneResult(R"("backward_max_mem_bytes": 0.5)")
+                                  << "run 0: field 'backward_max_mem_bytes' is 0.5";
+  QTest::newRow("bytes string") << oneResult(R"("max_mem_bytes": "many")")
+                                << "run 0: field 'max_mem_bytes' is not a number";
+  QTest::newRow("kept bytes 2^63")
+      << oneResult(R"("kept_alive": [{"label": "c", "bytes": 9223372036854775808}])")
+      << "run 0: field 'bytes' is 9.22337e+18";
+  QTest::newRow("id INT_MAX (UBSan: the next id overflowed)")
+      << QByteArray(R"({"format": "matmulviz-run-history", "version": 1, )"
+                    R"("runs": [{"id": 2147483647, "results": []}]})")
+      << "run 0: field 'id' is 2147483647 (allowed: a whole number, 1 to 2147483646)";
+  QTest::newRow("id 1e300") << QByteArray(R"({"format": "matmulviz-run-history", "version": 1, )"
+                                          R"("runs": [{"id": 1e300, "results": []}]})")
+                            << "run 0: field 'id' is 1e+300";
+  QTest::newRow("id zero") << QByteArray(R"({"format": "matmulviz-run-history", "version": 1, )"
+                                         R"("runs": [{"id": 0, "results": []}]})")
+                           << "run 0: field 'id' is 0";
 }
 
 void TestRunHistory::malformedJsonIsRefused() {

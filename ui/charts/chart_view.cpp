@@ -1,5 +1,7 @@
 #include "ui/charts/chart_view.h"
 
+#include "core/util/atomic_file.h"
+
 #include <qcustomplot.h>
 
 #include <QApplication>
@@ -41,27 +43,38 @@ bool ChartView::exportTo(const QString& path, QSize size, QString* error) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   const int w = size.width(), h = size.height();
   if (w <= 0 || h <= 0) return fail(QStringLiteral("the export size must be positive"));
-  bool ok = false;
-  if (suffix == QLatin1String("png")) {
-    ok = plot_->savePng(path, w, h);
-  } else if (suffix == QLatin1String("pdf")) {
-    ok = writePdf(path, size);
-  } else if (suffix == QLatin1String("svg")) {
-    QSvgGenerator generator;
-    generator.setFileName(path);
-    generator.setSize(size);
-    generator.setViewBox(QRect(0, 0, w, h));
-    generator.setTitle(chartName());
-    QCPPainter painter;
-    if (painter.begin(&generator)) {
-      plot_->toPainter(&painter, w, h);
-      ok = painter.end();
-    }
-  } else {
+  if (suffix != QLatin1String("png") && suffix != QLatin1String("pdf") &&
+      suffix != QLatin1String("svg"))
     return fail(QStringLiteral("unknown format '%1' (allowed: png, svg, pdf)").arg(suffix));
+  // Whole or not at all: drawn into path + ".tmp" (the format is chosen here, not by the
+  // temporary's suffix), then renamed onto path.
+  auto draw = [&](const std::string& tmpPath) {
+    const QString tmp = QString::fromStdString(tmpPath);
+    bool ok = false;
+    if (suffix == QLatin1String("png")) {
+      ok = plot_->savePng(tmp, w, h);
+    } else if (suffix == QLatin1String("pdf")) {
+      ok = writePdf(tmp, size);
+    } else {
+      QSvgGenerator generator;
+      generator.setFileName(tmp);
+      generator.setSize(size);
+      generator.setViewBox(QRect(0, 0, w, h));
+      generator.setTitle(chartName());
+      QCPPainter painter;
+      if (painter.begin(&generator)) {
+        plot_->toPainter(&painter, w, h);
+        ok = painter.end();
+      }
+    }
+    return ok && QFileInfo(tmp).size() > 0;
+  };
+  try {
+    replaceFileAtomically(path.toStdString(), draw);
+  } catch (const std::runtime_error&) {
+    return fail(QStringLiteral("could not be written"));
   }
-  if (ok && QFileInfo(path).size() > 0) return true;
-  return fail(QStringLiteral("could not be written"));
+  return true;
 }
 
 QString ChartView::csv() const {

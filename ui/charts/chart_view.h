@@ -30,7 +30,8 @@ class ChartView : public QWidget {
   /// Writes the chart to `path`; the suffix picks the format: .png, .svg (QSvgGenerator through
   /// QCustomPlot::toPainter), .pdf (QCustomPlot::savePdf). Uses the widget's size when it has
   /// been shown, else defaultExportSize(). False with *error (when given) naming the file on
-  /// an unknown suffix or an I/O failure.
+  /// an unknown suffix or an I/O failure. Written whole or not at all (replaceFileAtomically):
+  /// an existing file at `path` stays as it was until the new one is complete.
   bool exportTo(const QString& path, QString* error = nullptr);
   /// The same at a fixed size in pixels (PNG, SVG) or points (PDF), e.g. 1600x900 headless.
   bool exportTo(const QString& path, QSize size, QString* error = nullptr);

@@ -5,10 +5,13 @@
 #include <QSaveFile>
 
 #include <cmath>
+#include <limits>
 
 namespace matmulviz::ui {
 
 namespace {
+
+constexpr int kMaxRunId = std::numeric_limits<int>::max();
 
 QString qs(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
@@ -20,8 +23,31 @@ QJsonValue number(double v) {
 double numberOr(const QJsonValue& v) {
   return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
 }
-qint64 bytesOf(const QJsonValue& v) {
-  return static_cast<qint64>(v.toDouble());
+
+/// A field that does not fit: thrown by the readers below, caught in fromJson.
+struct BadField {
+  QString message;
+};
+
+/// `v` for a message: whole numbers in full (2147483647), others as %g (1e+300, 0.5).
+QString numberText(double v) {
+  return std::abs(v) < 1e15 && v == std::floor(v) ? QString::number(static_cast<qint64>(v))
+                                                  : QString::number(v);
+}
+
+/// A byte count: absent or null is 0; otherwise a whole number in [0, 2^63), checked before the
+/// conversion (a double beyond qint64 is undefined behaviour, caught by UBSan under
+/// tests/fuzz/fuzz_history).
+qint64 bytesOf(const QJsonObject& o, const char* key) {
+  const QJsonValue v = o.value(QLatin1String(key));
+  if (v.isUndefined() || v.isNull()) return 0;
+  const double d = v.toDouble(-1);
+  if (!v.isDouble() || !(d >= 0 && d < 0x1p63) || d != std::floor(d))
+    throw BadField{
+        QStringLiteral("field '%1' is %2 (allowed: a whole number of bytes, 0 to %3)")
+            .arg(QLatin1String(key), v.isDouble() ? numberText(d) : QStringLiteral("not a number"))
+            .arg(std::numeric_limits<qint64>::max())};
+  return static_cast<qint64>(d);
 }
 
 QString backwardText(const BackwardOutcome& b) {
@@ -66,8 +92,8 @@ bool resultFromJson(const QJsonObject& o, StrategyResult& r) {
   r.error = o.value("error").toString();
   r.timeMedianS = numberOr(o.value("time_median_s"));
   r.timeColdS = numberOr(o.value("time_cold_s"));
-  r.curMemBytes = bytesOf(o.value("cur_mem_bytes"));
-  r.maxMemBytes = bytesOf(o.value("max_mem_bytes"));
+  r.curMemBytes = bytesOf(o, "cur_mem_bytes");
+  r.maxMemBytes = bytesOf(o, "max_mem_bytes");
   r.predictedS = numberOr(o.value("predicted_s"));
   r.predictedGpu = o.value("predicted_gpu").toString();
   r.predictedBound = o.value("predicted_bound").toString();
@@ -75,10 +101,10 @@ bool resultFromJson(const QJsonObject& o, StrategyResult& r) {
   for (const QJsonValue& v : o.value("kept_alive").toArray()) {
     const QJsonObject k = v.toObject();
     r.keptAlive.append(
-        {k.value("label").toString(), bytesOf(k.value("bytes")), k.value("why").toString()});
+        {k.value("label").toString(), bytesOf(k, "bytes"), k.value("why").toString()});
   }
   r.backwardStatus = o.value("backward_status").toString();
-  r.backwardMaxMemBytes = bytesOf(o.value("backward_max_mem_bytes"));
+  r.backwardMaxMemBytes = bytesOf(o, "backward_max_mem_bytes");
   r.backwardTimeS = numberOr(o.value("backward_time_s"));
   return true;
 }
@@ -100,7 +126,13 @@ QJsonObject entryToJson(const RunEntry& e) {
 
 bool entryFromJson(const QJsonObject& o, RunEntry& e) {
   if (!o.value("id").isDouble() || !o.value("results").isArray()) return false;
-  e.id = o.value("id").toInt();
+  // ids are 1, 2, ...; the next one is the largest + 1, so it must stay below INT_MAX.
+  const double id = o.value("id").toDouble();
+  if (!(id >= 1 && id < kMaxRunId) || id != std::floor(id))
+    throw BadField{QStringLiteral("field 'id' is %1 (allowed: a whole number, 1 to %2)")
+                       .arg(numberText(id))
+                       .arg(kMaxRunId - 1)};
+  e.id = static_cast<int>(id);
   e.finishedAt = QDateTime::fromString(o.value("finished_at").toString(), Qt::ISODateWithMs);
   e.title = o.value("title").toString();
   e.requiresGrad = o.value("requires_grad").toString(QStringLiteral("none"));
@@ -164,8 +196,12 @@ bool RunHistory::fromJson(const QJsonDocument& doc, QString* error) {
   const QJsonArray runs = root.value("runs").toArray();
   for (qsizetype i = 0; i < runs.size(); ++i) {
     RunEntry e;
-    if (!entryFromJson(runs[i].toObject(), e))
-      return fail(QStringLiteral("run %1 is malformed (needs \"id\" and \"results\")").arg(i));
+    try {
+      if (!entryFromJson(runs[i].toObject(), e))
+        return fail(QStringLiteral("run %1 is malformed (needs \"id\" and \"results\")").arg(i));
+    } catch (const BadField& bad) {
+      return fail(QStringLiteral("run %1: %2").arg(i).arg(bad.message));
+    }
     maxId = std::max(maxId, e.id);
     entries.append(std::move(e));
   }

@@ -87,8 +87,15 @@ Scenario Scenario::fromJson(const QJsonObject& o) {
   if (o.contains("device"))
     s.config.device = parseDeviceKind(o.value("device").toString().toStdString());
   s.config.backward = o.value("backward").toBool(s.config.backward);
-  if (o.contains("device_memory_bytes"))
-    s.config.deviceMemoryBytes = int64_t(o.value("device_memory_bytes").toDouble());
+  if (o.contains("device_memory_bytes")) {
+    // Checked before the conversion: a double beyond int64 is undefined behaviour (caught by UBSan
+    // under tests/fuzz/fuzz_scenario).
+    const double bytes = o.value("device_memory_bytes").toDouble(-1);
+    if (!(bytes >= 0 && bytes < 0x1p63) || bytes != static_cast<double>(int64_t(bytes)))
+      throw std::invalid_argument(
+          "device_memory_bytes: must be a whole number of bytes in [0, 9223372036854775807]");
+    s.config.deviceMemoryBytes = int64_t(bytes);
+  }
   const QJsonObject k = o.value("kernel").toObject();
   s.kernel = k.value("name").toString(s.kernel);
   s.kernelM = int(sizeField(k, "m", s.kernelM, kMaxKernelSize));
