@@ -13,8 +13,10 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output_files.h"
+#include "app/cli/tpb_option.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/host_backing.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 #include "kernels/ladder.h"
 
@@ -28,19 +30,6 @@ struct LadderArgs {
   std::string repeats = "3";
   std::string json;
 };
-
-/// "452.3 ms", "3.21 s", "81.0 us".
-std::string formatSeconds(double s) {
-  char buf[32];
-  if (s >= 1) {
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  }
-  return buf;
-}
 
 nlohmann::ordered_json finiteOrNull(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
@@ -96,11 +85,7 @@ void writeLadderText(std::ostream& os, const kernels::LadderReport& r) {
          << " skipped: " << g.skipped << "\n";
       continue;
     }
-    const std::string speedup = g.speedup > 0 ? [&] {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.3gx", g.speedup);
-      return std::string(b);
-    }() : std::string("-");
+    const std::string speedup = g.speedup > 0 ? formatFactor(g.speedup) : std::string("-");
     std::snprintf(line, sizeof line, "%-16s %11s %11.3g %10s %12.2g  %s\n", g.name.c_str(),
                   formatSeconds(g.seconds).c_str(), g.gflops, speedup.c_str(), g.maxRelErr,
                   g.what.c_str());
@@ -119,13 +104,7 @@ kernels::LadderOptions parseLadderArgs(const LadderArgs& a) {
   o.M = parsePositiveInt(a.m, "--m", 1, kIntMax);
   o.K = parsePositiveInt(a.k, "--k", 1, kIntMax);
   o.N = parsePositiveInt(a.n, "--n", 1, kIntMax);
-  const std::int64_t t = parsePositiveInt(a.tpb, "--tpb", 0, kIntMax);
-  if (t < 1 || t > 32) {
-    throw std::invalid_argument("--tpb: " + a.tpb +
-                                " is out of range (allowed: 1 to 32, since a block of TPB x TPB "
-                                "threads may hold at most 1024, CUDA's limit)");
-  }
-  o.tpb = static_cast<int>(t);
+  o.tpb = parseTpb(a.tpb);
   o.seed = static_cast<std::uint64_t>(parsePositiveInt(a.seed, "--seed", 0));
   o.repeats = static_cast<int>(parsePositiveInt(a.repeats, "--repeats", 1, 1000));
   checkOutputPath(a.json, "--json");

@@ -1,6 +1,9 @@
 #include "core/util/parse_size.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace matmulviz {
@@ -44,6 +47,23 @@ bool isDigit(char c) {
   return c >= '0' && c <= '9';
 }
 
+/// Why `text` (not all digits) is not accepted as a whole number, in words a person can act on.
+std::string whyNotDigits(const std::string& text) {
+  if (text.empty()) return "is empty";
+  if (text.find_first_of(" \t\n") != std::string::npos)
+    return "holds a space: write the digits only";
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return "is not a whole number";
+  if (text[0] == '-') return "is negative";
+  if (v != std::floor(v)) return "is not a whole number";
+  if (v > 9.2e18) return "is out of range";
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%.0f", v);
+  return "is not written in digits only (no sign, exponent or decimal point): write " +
+         std::string(digits);
+}
+
 }  // namespace
 
 int64_t parseByteSize(const std::string& text, const std::string& argName) {
@@ -85,7 +105,7 @@ int64_t parsePositiveInt(const std::string& text, const std::string& argName, in
   bool digitsOnly = !text.empty();
   for (char c : text) digitsOnly = digitsOnly && isDigit(c);
   if (!digitsOnly)
-    throw std::invalid_argument(argName + ": '" + text + "' is not a whole number" + allowed);
+    throw std::invalid_argument(argName + ": '" + text + "' " + whyNotDigits(text) + allowed);
   bool overflow = false;
   int64_t v = 0;
   for (char c : text)

@@ -18,9 +18,10 @@ int64_t parseByteSize(const std::string& text, const std::string& argName);
 
 /// Parses a whole number for a size argument such as "--n": decimal digits only (no sign,
 /// space, exponent or fraction), then minValue <= value <= maxValue.
-/// Throws std::invalid_argument naming `argName`, e.g.
-/// "--n: '12x' is not a whole number (allowed: 1 to 9223372036854775807)" or
-/// "--n: '0' is out of range (allowed: 1 to 9223372036854775807)".
+/// Throws std::invalid_argument naming `argName`, saying why and what is allowed, e.g.
+/// "--n: '12x' is not a whole number (allowed: 1 to 64)", "--n: '1.5' is not a whole number
+/// (...)", "--n: '-5' is negative (...)", "--n: '1e3' is not written in digits only (no sign,
+/// exponent or decimal point): write 1000 (...)" or "--n: '0' is out of range (...)".
 int64_t parsePositiveInt(const std::string& text, const std::string& argName, int64_t minValue = 1,
                          int64_t maxValue = INT64_MAX);
 

@@ -121,12 +121,20 @@ class TestParseSize : public QObject {
     const QString notWhole = "is not a whole number (allowed: 1 to 9223372036854775807)";
     const QString range = "is out of range (allowed: 1 to 9223372036854775807)";
     QTest::newRow("suffix") << "12x" << max << "--n: '12x' " + notWhole;
-    QTest::newRow("empty") << "" << max << "--n: '' " + notWhole;
-    QTest::newRow("negative") << "-3" << max << "--n: '-3' " + notWhole;
-    QTest::newRow("plus") << "+3" << max << "--n: '+3' " + notWhole;
-    QTest::newRow("exponent") << "1e3" << max << "--n: '1e3' " + notWhole;
+    QTest::newRow("empty") << "" << max << "--n: '' is empty (allowed: 1 to 9223372036854775807)";
+    const QString allowed = " (allowed: 1 to 9223372036854775807)";
+    const QString digitsOnly =
+        "is not written in digits only (no sign, exponent or decimal point): write ";
+    QTest::newRow("negative") << "-3" << max << "--n: '-3' is negative" + allowed;
+    QTest::newRow("negative fraction") << "-0.5" << max << "--n: '-0.5' is negative" + allowed;
+    QTest::newRow("plus") << "+3" << max << "--n: '+3' " + digitsOnly + "3" + allowed;
+    QTest::newRow("exponent") << "1e3" << max << "--n: '1e3' " + digitsOnly + "1000" + allowed;
+    QTest::newRow("whole with a point")
+        << "2.0" << max << "--n: '2.0' " + digitsOnly + "2" + allowed;
     QTest::newRow("fraction") << "1.5" << max << "--n: '1.5' " + notWhole;
-    QTest::newRow("space") << " 3" << max << "--n: ' 3' " + notWhole;
+    QTest::newRow("space") << " 3" << max
+                           << "--n: ' 3' holds a space: write the digits only" + allowed;
+    QTest::newRow("empty word") << "many" << max << "--n: 'many' " + notWhole;
     QTest::newRow("zero") << "0" << max << "--n: '0' " + range;
     QTest::newRow("overflow") << "9223372036854775808" << max
                               << "--n: '9223372036854775808' " + range;

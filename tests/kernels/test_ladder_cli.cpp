@@ -2,6 +2,7 @@
 // message naming the argument for bad input.
 #include "tests/common/cli_process.h"
 
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,17 @@ class TestLadderCli : public QObject {
     }
   }
 
+  // Tiny sizes: times in ns or us with 3 digits (never "0.0 us"), speed-ups without exponents.
+  void tinyTextHasUnits() {
+    const Result r = runCli({"--m", "1", "--k", "1", "--n", "1", "--tpb", "1", "--repeats", "1"});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(!out.contains(QStringLiteral(" 0.0 us")), qPrintable(out));
+    QVERIFY2(!out.contains(QStringLiteral("e+")), qPrintable(out));
+    QVERIFY2(out.contains(QRegularExpression(QStringLiteral("\\nblas +[0-9.]+ (ns|us) "))),
+             qPrintable(out));
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
@@ -48,6 +60,8 @@ class TestLadderCli : public QObject {
     QTest::addRow("k not a number") << QStringList{"--k", "many"} << "--k";
     QTest::addRow("tpb 0") << QStringList{"--tpb", "0"} << "--tpb";
     QTest::addRow("tpb 33") << QStringList{"--tpb", "33"} << "--tpb";
+    QTest::addRow("tpb 1.5") << QStringList{"--tpb", "1.5"}
+                             << "--tpb: '1.5' is not a whole number (allowed: 1 to 32)";
     QTest::addRow("repeats 0") << QStringList{"--repeats", "0"} << "--repeats";
     QTest::addRow("json in missing dir")
         << QStringList{"--m", "5", "--json", "/nonexistent/dir/x.json"} << "--json";
