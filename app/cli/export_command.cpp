@@ -9,6 +9,7 @@
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
@@ -112,9 +113,8 @@ void writeTable(std::ostream& os, const StrategiesReport& report, const ui::RunE
      << " (a roofline model, not a measurement):\n";
   for (const ui::StrategyResult& r : entry.results) {
     char line[160];
-    std::snprintf(line, sizeof line, "  %-10s %10.3f ms  %s-bound\n",
-                  r.strategy.toUtf8().constData(), r.predictedS * 1e3,
-                  r.predictedBound.toUtf8().constData());
+    std::snprintf(line, sizeof line, "  %-10s %10s  %s-bound\n", r.strategy.toUtf8().constData(),
+                  formatSeconds(r.predictedS).c_str(), r.predictedBound.toUtf8().constData());
     os << line;
   }
 }
@@ -174,10 +174,10 @@ int run(const Options& o, const CLI::App& cmd) {
       std::cerr << "matmulviz-cli export: " << *noGpu << "\n";
       return 1;
     }
-    checkOutputDirectory(o.out, "--out");
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    checkOutputDirectory(o.out, "--out");  // last: it creates the directory
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
@@ -202,11 +202,7 @@ int run(const Options& o, const CLI::App& cmd) {
   ui::RunHistory history;
   const QString title = QString::fromStdString(o.title.empty() ? o.preset : o.title);
   history.append(ui::runEntryFromReport(report, title, gpu));
-  const QDir dir(QString::fromStdString(o.out));
-  if (!dir.mkpath(QStringLiteral("."))) {
-    std::cerr << "matmulviz-cli export: --out: cannot create '" << o.out << "'\n";
-    return 1;
-  }
+  const QDir dir(QString::fromStdString(o.out));  // made by checkOutputDirectory
   QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
   progress("rendering the charts");
   QString error;
@@ -231,7 +227,11 @@ Action addExportCommand(CLI::App& app) {
   auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
     return cmd->add_option(name, into, help)->type_name(type);
   };
-  option("--out", o->out, "the folder to write into (created when missing)", "DIR")->required();
+  option("--out", o->out,
+         "the folder to write into; it and its missing parents are created (as mkdir -p) before "
+         "the run",
+         "DIR")
+      ->required();
   option("--preset", o->preset,
          "a preset scenario: seed000 (default), seed000-grad, small, huge-meta", "NAME");
   option("--formats", o->formats, "comma-separated: png,svg,pdf,csv,json (default all)", "LIST");

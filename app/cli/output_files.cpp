@@ -1,5 +1,10 @@
 #include "app/cli/output_files.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -8,25 +13,47 @@ namespace matmulviz::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Creates and removes a probe file in `dir`; throws std::invalid_argument naming `argName` and
+/// the operating system's reason when that fails.
+void checkCanCreateFileIn(const fs::path& dir, const std::string& argName) {
+  std::string probe = (dir / ".matmulviz-write-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    const int error = errno;
+    throw std::invalid_argument(argName + ": cannot create a file in '" + dir.string() +
+                                "': " + std::strerror(error));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace
+
 void checkOutputPath(const std::string& path, const std::string& argName) {
   if (path.empty() || path == "-") return;
   const fs::path p(path);
-  if (fs::is_directory(p)) throw std::invalid_argument(argName + ": '" + path + "' is a directory");
+  std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw std::invalid_argument(argName + ": '" + path + "' is a directory; give a file path");
   const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent))
+  if (!fs::is_directory(parent, ec))
     throw std::invalid_argument(argName + ": the directory '" + parent.string() +
-                                "' does not exist");
+                                "' does not exist" + (ec ? ": " + ec.message() : ""));
+  checkCanCreateFileIn(parent, argName);
 }
 
 void checkOutputDirectory(const std::string& dir, const std::string& argName) {
-  if (dir.empty()) return;
+  if (dir.empty())
+    throw std::invalid_argument(argName + ": '' is not a directory; give one, e.g. out/run1");
   const fs::path p(dir);
-  if (fs::exists(p) && !fs::is_directory(p))
+  std::error_code ec;
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
     throw std::invalid_argument(argName + ": '" + dir + "' exists and is not a directory");
-  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::exists(p) && !fs::is_directory(parent))
-    throw std::invalid_argument(argName + ": the directory '" + parent.string() +
-                                "' does not exist");
+  fs::create_directories(p, ec);
+  if (ec) throw std::invalid_argument(argName + ": cannot create '" + dir + "': " + ec.message());
+  checkCanCreateFileIn(p, argName);
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {

@@ -34,6 +34,9 @@ class TestCliExport : public QObject {
   void metaHasNoHeatmaps();
   void badInputExits2_data();
   void badInputExits2();
+  void outRefusedBeforeAnyWork_data();
+  void outRefusedBeforeAnyWork();
+  void outCreatesItsParents();
   void cudaRunsOrSaysWhy();
 };
 
@@ -125,6 +128,51 @@ void TestCliExport::badInputExits2() {
   QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
   QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(r.describe()));
   QVERIFY(QDir(tmp.path()).isEmpty());  // nothing written
+}
+
+/// An --out the OS refuses, or "": exit 2 naming --out and the reason, before the run (no
+/// progress line) and with nothing written, the working directory included.
+void TestCliExport::outRefusedBeforeAnyWork_data() {
+  QTest::addColumn<QString>("out");
+  QTest::addColumn<QString>("message");
+  QTest::newRow("empty") << ""
+                         << "--out: '' is not a directory";
+  QTest::newRow("in /proc") << "/proc/matmulviz-x"
+                            << "--out: cannot create '/proc/matmulviz-x': ";
+  QTest::newRow("under /proc/1") << "/proc/1/x/y"
+                                 << "--out: cannot create '/proc/1/x/y': ";
+  QTest::newRow("a file") << "@CWD@/file.txt"
+                          << "exists and is not a directory";
+}
+
+void TestCliExport::outRefusedBeforeAnyWork() {
+  QFETCH(QString, out);
+  QFETCH(QString, message);
+  QTemporaryDir cwd;
+  QFile file(cwd.filePath("file.txt"));
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.close();
+  out.replace(QStringLiteral("@CWD@"), cwd.path());
+  const CliResult r = matmulviz::testing::runCliProcess(
+      QStringLiteral(MATMULVIZ_CLI_PATH),
+      {"export", "--preset", "small", "--formats", "csv", "--out", out},
+      {kTimeoutMs, cwd.path(), true});
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(r.describe()));
+  QVERIFY2(!r.err.contains("[matmulviz]"), qPrintable(r.describe()));  // nothing ran
+  QCOMPARE(QDir(cwd.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+           QStringList{"file.txt"});
+}
+
+/// --out a/b/c creates all three levels, as mkdir -p.
+void TestCliExport::outCreatesItsParents() {
+  QTemporaryDir tmp;
+  const QString out = tmp.filePath("a/b/c");
+  const CliResult r = runCli({"export", "--preset", "small", "--repeats", "1", "--strategies",
+                              "fused", "--formats", "csv", "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(QFileInfo(out + "/strategies.csv").size() > 0);
+  QVERIFY(QFileInfo(out + "/table.txt").size() > 0);
 }
 
 /// --device cuda exports from a GPU run, or (no GPU here) exits 1 saying why before any work
