@@ -3,6 +3,8 @@
 #include <cmath>
 #include <ostream>
 
+#include "core/util/format_units.h"
+
 namespace matmulviz::kernels {
 namespace {
 
@@ -62,7 +64,8 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
                            {"array", d.array.empty() ? nlohmann::ordered_json(nullptr)
                                                      : nlohmann::ordered_json(d.array)},
                            {"index", d.index},
-                           {"message", d.message}});
+                           {"message", d.message},
+                           {"repeats", d.repeats}});
   }
   nlohmann::ordered_json trace = nullptr;
   if (r.traced) {
@@ -81,7 +84,8 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
           {"shared_bytes", r.config.sharedBytes},
           {"threads", s.threads},
           {"active_threads", s.activeThreads},
-          {"idle_threads", s.threads - s.activeThreads},
+          {"idle_threads", s.threads - s.activeThreads - s.outOfBoundsOnlyThreads},
+          {"out_of_bounds_only_threads", s.outOfBoundsOnlyThreads},
           {"global_loads", s.globalLoads},
           {"global_stores", s.globalStores},
           {"bytes_read", s.globalLoadBytes},
@@ -93,6 +97,7 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
           {"arithmetic_intensity", intensity(s)},
           {"barriers", s.barriers},
           {"max_rel_err", finiteOrNull(run.maxRelErr)},
+          {"accuracy_failed", !std::isfinite(run.maxRelErr)},
           {"time_s", s.elapsedS},
           {"sim_threads_per_s", s.threadsPerS()},
           {"diagnostic_counts",
@@ -117,23 +122,32 @@ void writeLaunchText(std::ostream& out, const KernelVariant& variant, const Matm
       << sim::toString(r.config.blockDim) << ", shared memory " << r.config.sharedBytes
       << " bytes per block\n";
   out << "  threads " << s.threads << ": " << s.activeThreads << " active, "
-      << s.threads - s.activeThreads << " idle (no global access)\n";
+      << s.threads - s.activeThreads - s.outOfBoundsOnlyThreads << " idle (no global access)";
+  if (s.outOfBoundsOnlyThreads > 0)
+    out << ", " << s.outOfBoundsOnlyThreads
+        << " whose every global access is out of bounds (reported below)";
+  out << "\n";
   out << "  global loads " << s.globalLoads << " (" << s.globalLoadBytes << " bytes), stores "
       << s.globalStores << " (" << s.globalStoreBytes << " bytes); shared loads " << s.sharedLoads
       << ", stores " << s.sharedStores << "; barriers " << s.barriers << "\n";
   out << "  FMAs " << s.fmas << ", arithmetic intensity " << intensity(s)
       << " FLOP per byte of global memory\n";
-  out << "  max_rel_err vs BLAS (float64) " << run.maxRelErr << "\n";
-  out << "  simulated in " << s.elapsedS << " s: " << s.threadsPerS() << " threads per second\n";
+  out << "  max_rel_err vs BLAS (float64) " << run.maxRelErr;
+  if (!std::isfinite(run.maxRelErr)) out << ": C holds NaN or Inf, so the accuracy check fails";
+  out << "\n";
+  out << "  simulated in " << formatSeconds(s.elapsedS) << ": "
+      << formatRate(s.threadsPerS(), "threads") << "\n";
   if (r.traced) {
     out << "  trace: " << r.trace.events().size() << " events recorded, " << r.trace.dropped()
-        << " dropped (cap " << r.trace.capBytes() << " bytes)\n";
+        << " dropped (cap " << formatSize(static_cast<std::int64_t>(r.trace.capBytes())) << ")\n";
   }
   out << "  diagnostics: " << r.diagnosticCounts.outOfBounds << " out-of-bounds accesses, "
       << r.diagnosticCounts.barrierDivergence << " divergent barriers, "
       << r.diagnosticCounts.sharedRaces << " shared-memory races\n";
   for (const sim::Diagnostic& d : r.diagnostics) out << "    " << d.message << "\n";
-  if (r.diagnostics.size() < r.diagnosticCounts.total()) {
+  std::uint64_t listed = 0;  // occurrences the listed entries stand for
+  for (const sim::Diagnostic& d : r.diagnostics) listed += d.repeats;
+  if (listed < r.diagnosticCounts.total()) {
     out << "    (only the first " << r.diagnostics.size() << " shown)\n";
   }
 }

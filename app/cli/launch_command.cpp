@@ -2,7 +2,8 @@
 // time, with diagnostics and an optional trace) or, with --device cuda, on a GPU beside cuBLAS.
 // The faulty teaching kernels (kernels/05_* to 07_*) run on the simulator only.
 // Exit codes: 0 success (diagnostics are part of the report, not a failure), 1 the run failed
-// (e.g. no CUDA device), 2 bad input (a faulty kernel with --device cuda among them).
+// (e.g. no CUDA device) or its accuracy check did (C holds NaN or Inf), 2 bad input (a faulty
+// kernel with --device cuda among them).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -14,10 +15,12 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output_files.h"
+#include "app/cli/tpb_option.h"
 #include "core/costmodel/cost_model.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/host_backing.h"
 #include "core/sim/trace_io.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_probe.h"
@@ -38,6 +41,17 @@ struct LaunchOptions {
   std::string json, trace, traceCap = "256MiB", traceBlocks, maxDiagnostics = "32", model;
 };
 
+/// One block id of --trace-blocks; throws std::invalid_argument saying what is wrong with `text`.
+std::int64_t parseBlockId(const std::string& text, const std::string& item) {
+  try {
+    return parsePositiveInt(text, "--trace-blocks", 0);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("--trace-blocks: '" + item +
+                                "' is not a block id or a range LO-HI of them (give linear block "
+                                "ids from 0, x fastest, e.g. 0,5,7-9)");
+  }
+}
+
 /// "0,5,7-9" -> {0, 5, 7, 8, 9}: linear block ids (x fastest). At most 1,000,000 ids.
 std::vector<std::uint64_t> parseBlockList(const std::string& text) {
   std::vector<std::uint64_t> ids;
@@ -45,10 +59,14 @@ std::vector<std::uint64_t> parseBlockList(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     const std::size_t dash = item.find('-');
-    const std::int64_t lo = parsePositiveInt(item.substr(0, dash), "--trace-blocks", 0);
-    const std::int64_t hi = dash == std::string::npos
-                                ? lo
-                                : parsePositiveInt(item.substr(dash + 1), "--trace-blocks", lo);
+    const std::int64_t lo = parseBlockId(item.substr(0, dash), item);
+    const std::int64_t hi =
+        dash == std::string::npos ? lo : parseBlockId(item.substr(dash + 1), item);
+    if (hi < lo) {
+      throw std::invalid_argument("--trace-blocks: the range '" + item +
+                                  "' ends before it starts; write LO-HI with LO <= HI, e.g. " +
+                                  std::to_string(hi) + "-" + std::to_string(lo));
+    }
     if (ids.size() + static_cast<std::uint64_t>(hi - lo) >= 1000000) {
       throw std::invalid_argument("--trace-blocks: at most 1000000 blocks can be selected");
     }
@@ -104,6 +122,7 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
       {"threads", config.threads()},
       {"max_rel_err",
        std::isfinite(err) ? nlohmann::ordered_json(err) : nlohmann::ordered_json(nullptr)},
+      {"accuracy_failed", !std::isfinite(err)},
       {"time_s", run.medianMs / 1e3},
       {"time_min_s", run.minMs / 1e3},
       {"repeats", repeats},
@@ -113,19 +132,23 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
         {"max_rel_err", std::isfinite(blasErr) ? nlohmann::ordered_json(blasErr)
                                                : nlohmann::ordered_json(nullptr)}}},
       {"diagnostics", nlohmann::ordered_json::array()}};
+  const int exitCode = std::isfinite(err) ? 0 : 1;  // NaN or Inf in C: the check fails
+  if (exitCode != 0)
+    std::cerr << "matmulviz-cli launch: warning: C holds NaN or Inf, so max_rel_err is not "
+                 "finite and the accuracy check fails\n";
   if (jsonPath == "-") {
     std::cout << j.dump(2) << "\n";
-    return 0;
+    return exitCode;
   }
-  std::cout << "kernel " << variant.name << " on " << run.device << ": " << run.medianMs
-            << " ms (median of " << repeats << ", CUDA events), cuBLAS "
-            << kernels::cuda::toString(mode) << " " << blas.medianMs << " ms; max_rel_err " << err
-            << "\n";
+  std::cout << "kernel " << variant.name << " on " << run.device << ": "
+            << formatSeconds(run.medianMs / 1e3) << " (median of " << repeats
+            << ", CUDA events), cuBLAS " << kernels::cuda::toString(mode) << " "
+            << formatSeconds(blas.medianMs / 1e3) << "; max_rel_err " << err << "\n";
   if (!jsonPath.empty()) {
     writeFileAtomically(jsonPath, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
     std::cerr << "[matmulviz] wrote " << jsonPath << "\n";
   }
-  return 0;
+  return exitCode;
 }
 
 int runLaunch(const LaunchOptions& o) {
@@ -160,13 +183,7 @@ int runLaunch(const LaunchOptions& o) {
       problem.batch = parsePositiveInt(o.batch, "--batch", 1, kIntMax);
       problem.table = parsePositiveInt(o.table, "--table", 1, kIntMax);
     }
-    const std::int64_t t = parsePositiveInt(o.tpb, "--tpb", 0, kIntMax);
-    if (t < 1 || t > 32) {
-      throw std::invalid_argument("--tpb: " + o.tpb +
-                                  " is out of range (allowed: 1 to 32, since a block of TPB x TPB "
-                                  "threads may hold at most 1024, CUDA's limit)");
-    }
-    tpb = static_cast<int>(t);
+    tpb = parseTpb(o.tpb);
     seed = static_cast<std::uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
     repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 100000));
     if (o.device != "cpu" && o.device != "cuda") {
@@ -239,10 +256,10 @@ int runLaunch(const LaunchOptions& o) {
     if (gpu != nullptr) {
       const costmodel::Prediction p =
           costmodel::predict(kernels::launchCounts(run.report.stats), *gpu);
-      std::cout << "  model (" << gpu->name << ", not a measurement): " << p.totalS * 1e3
-                << " ms predicted, " << p.bound << "-bound (memory " << p.memoryS * 1e3
-                << " ms, compute " << p.computeS * 1e3 << " ms, launch " << p.launchS * 1e3
-                << " ms; every load counted, no caches)\n";
+      std::cout << "  model (" << gpu->name << ", not a measurement): " << formatSeconds(p.totalS)
+                << " predicted, " << p.bound << "-bound (memory " << formatSeconds(p.memoryS)
+                << ", compute " << formatSeconds(p.computeS) << ", launch "
+                << formatSeconds(p.launchS) << "; every load counted, no caches)\n";
     }
     if (!o.json.empty()) {
       writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
@@ -253,7 +270,12 @@ int runLaunch(const LaunchOptions& o) {
     writeFileAtomically(o.trace, [&](std::ostream& os) { sim::writeTraceJson(os, run.report); });
     std::cerr << "[matmulviz] wrote " << o.trace << " (" << run.report.trace.events().size()
               << " events, " << run.report.trace.dropped() << " dropped by the "
-              << run.report.trace.capBytes() << "-byte cap)\n";
+              << formatSize(static_cast<std::int64_t>(run.report.trace.capBytes())) << " cap)\n";
+  }
+  if (!std::isfinite(run.maxRelErr)) {
+    std::cerr << "matmulviz-cli launch: warning: C holds NaN or Inf, so max_rel_err is not "
+                 "finite and the accuracy check fails\n";
+    return 1;
   }
   return 0;
 }
@@ -282,7 +304,9 @@ Action addLaunchCommand(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default 0)");
   cmd->add_option("--device", o->device, "cpu (the simulated launcher) | cuda (a real GPU)");
   cmd->add_option("--repeats", o->repeats, "--device cuda: timed launches (default 10)");
-  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout");
+  cmd->add_option("--json", o->json,
+                  "write the report as JSON to PATH, or - for stdout; max_rel_err is null when "
+                  "not finite (C holds NaN or Inf: \"accuracy_failed\": true, exit code 1)");
   cmd->add_option("--trace", o->trace, "write what each thread read and wrote to PATH (JSON)");
   cmd->add_option("--trace-cap", o->traceCap,
                   "most memory the trace may take, e.g. 64MiB (default 256MiB); beyond it events "

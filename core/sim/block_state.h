@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/sim/diagnostics.h"
@@ -28,6 +29,9 @@ struct LaunchCounters {
   std::uint64_t fmas = 0;           ///< fused multiply-adds (2 FLOPs each)
   std::uint64_t barrierWaits = 0;   ///< per thread: how many times a thread waited at a barrier
   std::uint64_t activeThreads = 0;  ///< threads that touched global memory at all
+  /// Threads whose every global access was out of bounds (reported and neutralised): neither
+  /// active nor idle.
+  std::uint64_t outOfBoundsOnlyThreads = 0;
 
   LaunchCounters& operator+=(const LaunchCounters& o);
 };
@@ -112,6 +116,9 @@ class DiagnosticCollector {
 
   void outOfBounds(const Dim3& block, const Dim3& thread, const PendingFault& fault);
   void race(const Dim3& block, const Dim3& thread, const Dim3& blockDim, const PendingRace& race);
+  /// Barrier divergence in `block`, counted once per barrier phase; a message identical to one
+  /// already kept (the same barrier of the same block, phase after phase) is not listed again:
+  /// the kept one says in how many phases it happened.
   void divergence(const Dim3& block, const Dim3& waitingThread, const std::string& message);
 
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
@@ -127,6 +134,8 @@ class DiagnosticCollector {
   std::size_t maxDetailed_;
   std::vector<Diagnostic> diagnostics_;
   DiagnosticCounts counts_;
+  /// Kept divergence diagnostics by their message: index into diagnostics_.
+  std::unordered_map<std::string, std::size_t> divergenceSeen_;
 };
 
 /// The block being simulated.

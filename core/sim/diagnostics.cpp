@@ -32,6 +32,7 @@ LaunchCounters& LaunchCounters::operator+=(const LaunchCounters& o) {
   fmas += o.fmas;
   barrierWaits += o.barrierWaits;
   activeThreads += o.activeThreads;
+  outOfBoundsOnlyThreads += o.outOfBoundsOnlyThreads;
   return *this;
 }
 
@@ -120,9 +121,17 @@ void DiagnosticCollector::race(const Dim3& block, const Dim3& thread, const Dim3
 void DiagnosticCollector::divergence(const Dim3& block, const Dim3& waitingThread,
                                      const std::string& message) {
   ++counts_.barrierDivergence;
+  const std::string text = "kernel " + kernel_ + ", block " + toString(block) + ": " + message;
+  if (const auto seen = divergenceSeen_.find(text); seen != divergenceSeen_.end()) {
+    Diagnostic& kept = diagnostics_[seen->second];
+    kept.message =
+        text + " (the same in " + std::to_string(++kept.repeats) + " barrier phases of this block)";
+    return;
+  }
   if (!keep()) return;
   Diagnostic d = start(DiagnosticKind::BarrierDivergence, block, waitingThread);
-  d.message = "kernel " + kernel_ + ", block " + toString(block) + ": " + message;
+  d.message = text;
+  divergenceSeen_.emplace(text, diagnostics_.size());
   diagnostics_.push_back(std::move(d));
 }
 

@@ -28,6 +28,9 @@ struct Diagnostic {
   std::string array;                ///< array name; empty for barrier divergence
   std::vector<std::int64_t> index;  ///< coordinates of the access; empty for barriers
   std::string message;              ///< one sentence a person can act on
+  /// How many counted occurrences this entry stands for: barrier divergence that repeats phase
+  /// after phase at one barrier of one block is listed once (its message says so); else 1.
+  std::uint64_t repeats = 1;
 };
 
 /// Exact counts for a launch, however many detailed Diagnostic entries were kept.

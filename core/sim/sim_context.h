@@ -131,7 +131,9 @@ class BasicSimContext {
       counters.globalLoadBytes += c_.loads[k] << k;
       counters.globalStoreBytes += c_.stores[k] << k;
     }
-    counters.activeThreads = counters.globalLoads + counters.globalStores > 0 ? 1 : 0;
+    const bool touchedGlobal = counters.globalLoads + counters.globalStores > 0;
+    counters.activeThreads = touchedGlobal ? 1 : 0;
+    counters.outOfBoundsOnlyThreads = !touchedGlobal && c_.globalFaults > 0 ? 1 : 0;
     counters.sharedLoads = c_.sharedLoads;
     counters.sharedStores = c_.sharedStores;
     counters.fmas = c_.fmas;
@@ -153,6 +155,7 @@ class BasicSimContext {
     std::uint64_t sharedLoads = 0;
     std::uint64_t sharedStores = 0;
     std::uint64_t fmas = 0;
+    std::uint64_t globalFaults = 0;  ///< out-of-bounds global accesses (reported, not done)
   };
 
   template <class T>
@@ -186,6 +189,7 @@ class BasicSimContext {
                                     std::int64_t i1, std::int64_t i2) {
     if (!inBounds(v, rank, i0, i1, i2)) [[unlikely]] {
       parkFault(*slot_, v.name, false, false, rank, i0, i1, i2, v.sizes, TileFault::None);
+      ++c_.globalFaults;
       return std::remove_const_t<T>{};
     }
     ++c_.loads[sizeClass<T>()];
@@ -198,6 +202,7 @@ class BasicSimContext {
                    std::int64_t i2, T value) {
     if (!inBounds(v, rank, i0, i1, i2)) [[unlikely]] {
       parkFault(*slot_, v.name, false, true, rank, i0, i1, i2, v.sizes, TileFault::None);
+      ++c_.globalFaults;
       return;
     }
     ++c_.stores[sizeClass<T>()];

@@ -105,6 +105,9 @@ class TestSimDiagnostics : public QObject {
     QCOMPARE(r.diagnosticCounts.outOfBounds, expected);
     QCOMPARE(r.diagnosticCounts.sharedRaces, 0ull);
     QCOMPARE(r.diagnosticCounts.barrierDivergence, 0ull);
+    // threads past both edges touch nothing in bounds: neither active nor idle
+    QCOMPARE(r.stats.outOfBoundsOnlyThreads, rowsOut * colsOut);
+    QCOMPARE(r.stats.activeThreads, rows * cols - rowsOut * colsOut);
     // the in-range part is still right
     const std::vector<double> ref = kernels::referenceMatmul(pr.p, false, pr.in);
     QVERIFY(kernels::maxRelErr(pr.out.data(), ref) < 1e-5);
@@ -280,6 +283,11 @@ class TestSimDiagnostics : public QObject {
     QVERIFY2(msg.contains("03_smem_tiled.h:") && msg.contains("thread (0, 5, 0) has exited") &&
                  msg.contains("24 of 64 threads exited"),
              qPrintable(msg));
+    // listed once per barrier, not once per phase: the two barriers' messages, each saying it
+    // held in all 5 phases of the block
+    QCOMPARE(r.diagnostics.size(), std::size_t(2));
+    QVERIFY2(msg.endsWith("(the same in 5 barrier phases of this block)"), qPrintable(msg));
+    QVERIFY(r.diagnostics[0].message != r.diagnostics[1].message);
   }
 
   void divergenceDifferentBarriers() {
