@@ -17,6 +17,8 @@ class TestStrategiesTableModel : public QObject {
  private slots:
   void rowsFollowTheHistory_data();
   void rowsFollowTheHistory();
+  void displayHasUnits_data();
+  void displayHasUnits();
   void failedResultShowsItsError();
   void csvHasOneLinePerRow();
   void resetOnClearAndLoad();
@@ -79,7 +81,44 @@ void TestStrategiesTableModel::rowsFollowTheHistory() {
     rows += n;
     QCOMPARE(model.rowCount(), rows);
   }
-  QCOMPARE(model.headerData(Col::MaxMemMiB, Qt::Horizontal).toString(), QString("maxMem MiB"));
+  QCOMPARE(model.headerData(Col::MaxMemMiB, Qt::Horizontal).toString(), QString("maxMem"));
+}
+
+void TestStrategiesTableModel::displayHasUnits_data() {
+  QTest::addColumn<double>("seconds");
+  QTest::addColumn<qint64>("maxMemBytes");
+  QTest::addColumn<QString>("timeText");
+  QTest::addColumn<QString>("maxMemText");
+  QTest::newRow("microseconds, KiB") << 3.586e-5 << qint64(3584) << "35.9 us"
+                                     << "3.5 KiB";
+  QTest::newRow("seed: ms, GiB") << 0.9036 << qint64(2208) * 1024 * 1024 << "904 ms"
+                                 << "2.16 GiB";
+  QTest::newRow("seconds, MiB") << 2.34 << qint64(160) * 1024 * 1024 << "2.34 s"
+                                << "160 MiB";
+}
+
+void TestStrategiesTableModel::displayHasUnits() {
+  QFETCH(double, seconds);
+  QFETCH(qint64, maxMemBytes);
+  QFETCH(QString, timeText);
+  QFETCH(QString, maxMemText);
+  RunHistory history;
+  StrategiesTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  model.setHistory(&history);
+  RunEntry e;
+  StrategyResult r;
+  r.strategy = "direct";
+  r.timeMedianS = seconds;
+  r.maxMemBytes = maxMemBytes;
+  e.results << r;
+  history.append(e);
+  QCOMPARE(model.index(0, Col::TimeMedianS).data().toString(), timeText);
+  QCOMPARE(model.index(0, Col::MaxMemMiB).data().toString(), maxMemText);
+  // the number stays in RawRole and EditRole, for sorting
+  QCOMPARE(model.index(0, Col::TimeMedianS).data(StrategiesTableModel::RawRole).toDouble(),
+           seconds);
+  QCOMPARE(model.index(0, Col::MaxMemMiB).data(Qt::EditRole).toDouble(), maxMemBytes / 1048576.0);
 }
 
 void TestStrategiesTableModel::failedResultShowsItsError() {
@@ -98,6 +137,7 @@ void TestStrategiesTableModel::failedResultShowsItsError() {
   QCOMPARE(model.index(0, Col::Status).data().toString(), QString("out of memory"));
   QCOMPARE(model.index(0, Col::Status).data(Qt::ToolTipRole).toString(), QString("out of memory"));
   QCOMPARE(model.index(0, Col::TimeMedianS).data().toString(), QString());
+  QCOMPARE(model.index(0, Col::MaxMemMiB).data().toString(), QString("-"));
 }
 
 void TestStrategiesTableModel::csvHasOneLinePerRow() {

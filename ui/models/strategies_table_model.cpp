@@ -1,5 +1,7 @@
 #include "ui/models/strategies_table_model.h"
 
+#include "core/util/format_units.h"
+
 #include <cmath>
 
 namespace matmulviz::ui {
@@ -122,7 +124,7 @@ QVariant StrategiesTableModel::data(const QModelIndex& index, int role) const {
   const RowRef ref = rows_[index.row()];
   if (ref.entry >= history_->size()) return {};
   const int col = index.column();
-  if (role == RawRole) return raw(ref, col);
+  if (role == RawRole || role == Qt::EditRole) return raw(ref, col);
   if (role == Qt::TextAlignmentRole) {
     const bool number = col == Run || (col >= TimeMedianS && col <= MaxRelErr);
     return QVariant::fromValue(Qt::Alignment(number ? Qt::AlignRight | Qt::AlignVCenter
@@ -137,13 +139,15 @@ QVariant StrategiesTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   const QVariant v = raw(ref, col);
   if (!v.isValid()) return QString();
+  const StrategyResult& r = history_->entries()[ref.entry].results[ref.result];
   switch (col) {
     case TimeMedianS:
     case PredictedS:
-      return QString::number(v.toDouble(), 'g', 4);
-    case CurMemMiB:
+      return QString::fromStdString(formatSeconds(v.toDouble()));
+    case CurMemMiB:  // a statement that did not finish has no curMem/maxMem to show
+      return r.ok ? QString::fromStdString(formatSize(r.curMemBytes)) : QStringLiteral("-");
     case MaxMemMiB:
-      return QString::number(v.toDouble(), 'f', 1);
+      return r.ok ? QString::fromStdString(formatSize(r.maxMemBytes)) : QStringLiteral("-");
     case MaxRelErr:
       return QString::number(v.toDouble(), 'e', 1);
     default:
@@ -156,9 +160,9 @@ QVariant StrategiesTableModel::headerData(int section, Qt::Orientation orientati
   if (orientation != Qt::Horizontal)
     return QAbstractTableModel::headerData(section, orientation, role);
   if (role != Qt::DisplayRole || section < 0 || section >= ColumnCount) return {};
-  static const char* const names[] = {"run",           "title",      "strategy",   "requires_grad",
-                                      "time median s", "curMem MiB", "maxMem MiB", "predicted s",
-                                      "max_rel_err",   "status"};
+  static const char* const names[] = {"run",         "title",  "strategy", "requires_grad",
+                                      "time median", "curMem", "maxMem",   "predicted",
+                                      "max_rel_err", "status"};
   return QString::fromLatin1(names[section]);
 }
 

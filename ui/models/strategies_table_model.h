@@ -42,8 +42,11 @@ class StrategiesTableModel : public QAbstractTableModel {
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
-  /// DisplayRole: formatted text ("0.9035", "2208.0"); RawRole: the number; ToolTipRole:
-  /// the error or what stayed alive and why; TextAlignmentRole: numbers right-aligned.
+  /// DisplayRole: formatted text with units ("904 ms", "2.16 GiB", "-" for the memory of a
+  /// failed run; core/util/format_units.h); RawRole and EditRole: the unformatted number
+  /// (seconds, MiB as double), for sorting (QSortFilterProxyModel::setSortRole(RawRole));
+  /// ToolTipRole: the error or what stayed alive and why; TextAlignmentRole: numbers
+  /// right-aligned.
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
