@@ -7,6 +7,8 @@
 #include "core/io/npy.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
+#include "core/strategies/workload.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 
 #include <nlohmann/json.hpp>
@@ -91,20 +93,12 @@ std::vector<Tensor> loadOperands(const Options& o, DType dtype) {
   return ops;
 }
 
-double maxRelErr(const Tensor& got, const Tensor& ref) {
-  const auto g = got.toDoubles(), r = ref.toDoubles();
-  double maxDiff = 0, maxRef = 0;
-  for (size_t i = 0; i < g.size(); ++i) {
-    maxDiff = std::max(maxDiff, std::abs(g[i] - r[i]));
-    maxRef = std::max(maxRef, std::abs(r[i]));
-  }
-  return maxRef > 0 ? maxDiff / maxRef : maxDiff;
-}
-
 struct EinsumRun {
   Tensor out;  // host
   DeviceKind device = DeviceKind::Cpu;
-  double timeS = 0, maxRelErr = 0;
+  double timeS = 0;
+  double maxRelErr = 0;  ///< NaN or Inf when out or its float64 reference is not finite
+  std::string warning;   ///< why the accuracy check failed; empty when it passed
   MemoryCounters inputs, current, peak;
   nlohmann::ordered_json allocations = nlohmann::ordered_json::array();
 };
@@ -143,7 +137,9 @@ EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& host
   r.out = toDevice(out, nullptr, "out");
   std::vector<Tensor> ref;
   for (const Tensor& t : hostOps) ref.push_back(toDType(t, DType::Float64));
-  r.maxRelErr = maxRelErr(r.out, einsum(equation, ref));
+  const Tensor refOut = einsum(equation, ref);
+  r.maxRelErr = maxRelativeError(r.out, refOut);
+  r.warning = nonFiniteWarning("out", r.out, refOut);
   return r;
 }
 
@@ -158,7 +154,10 @@ nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
   j["operand_shapes"] = shapes;
   j["output_shape"] = r.out.sizes();
   j["time_s"] = r.timeS;
-  j["max_rel_err"] = r.maxRelErr;
+  j["max_rel_err"] = std::isfinite(r.maxRelErr) ? nlohmann::ordered_json(r.maxRelErr) : nullptr;
+  j["accuracy_failed"] = !r.warning.empty();
+  j["warnings"] = r.warning.empty() ? nlohmann::ordered_json::array()
+                                    : nlohmann::ordered_json::array({r.warning});
   j["memory"] = {{"inputs_bytes", r.inputs.allocatedBytes},
                  {"cur_mem_bytes", r.current.allocatedBytes},
                  {"max_mem_bytes", r.peak.allocatedBytes}};
@@ -168,17 +167,19 @@ nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
 
 void writeText(std::ostream& os, const std::string& equation, DType dtype, const EinsumRun& r) {
   os << "einsum('" << equation << "') -> " << r.out.shapeString() << " " << dtypeName(dtype)
-     << " on " << deviceKindName(r.device) << ", " << r.timeS * 1e3
-     << " ms, max_rel_err vs float64 " << r.maxRelErr << "\n"
-     << "  curMem " << r.current.allocatedBytes << " B, maxMem " << r.peak.allocatedBytes
-     << " B (operands " << r.inputs.allocatedBytes << " B)\n";
+     << " on " << deviceKindName(r.device) << ", " << formatSeconds(r.timeS)
+     << ", max_rel_err vs float64 " << r.maxRelErr << "\n"
+     << "  curMem " << formatSize(r.current.allocatedBytes) << ", maxMem "
+     << formatSize(r.peak.allocatedBytes) << " (operands " << formatSize(r.inputs.allocatedBytes)
+     << ")\n";
   for (const auto& a : r.allocations)
     os << "  alloc " << a["label"].get<std::string>() << " by " << a["op"].get<std::string>()
-       << ": " << a["block_bytes"] << " B" << (a["alive_after"].get<bool>() ? " (alive)" : "")
-       << "\n";
+       << ": " << formatSize(a["block_bytes"].get<int64_t>())
+       << (a["alive_after"].get<bool>() ? " (alive)" : "") << "\n";
+  if (!r.warning.empty()) os << "warning: " << r.warning << "\n";
 }
 
-int run(const Options& o) {
+int run(const Options& o, const CLI::App& cmd) {
   DType dtype{};
   std::vector<Tensor> ops;
   try {
@@ -198,8 +199,9 @@ int run(const Options& o) {
       return 1;
     }
     checkOutputPath(o.json, "--json");
-    checkOutputDirectory(o.saveDir, "--save-dir");
     ops = loadOperands(o, dtype);
+    // Last: it creates the directory, which a refused run must not leave behind.
+    if (cmd.get_option("--save-dir")->count() > 0) checkOutputDirectory(o.saveDir, "--save-dir");
     r = runEinsum(o.equation, ops, device.factory);
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
@@ -216,6 +218,7 @@ int run(const Options& o) {
   const nlohmann::ordered_json j = toJson(o.equation, dtype, ops, r);
   if (o.json == "-") {
     std::cout << j.dump(2) << "\n";
+    if (!r.warning.empty()) std::cerr << "matmulviz-cli einsum: warning: " << r.warning << "\n";
   } else {
     writeText(std::cout, o.equation, dtype, r);
     if (!o.json.empty())
@@ -223,8 +226,10 @@ int run(const Options& o) {
   }
   if (!o.saveDir.empty()) {
     try {
-      std::filesystem::create_directories(o.saveDir);
       const std::filesystem::path d(o.saveDir);
+      std::error_code ec;
+      std::filesystem::create_directories(d, ec);
+      if (ec) throw std::runtime_error("cannot create '" + o.saveDir + "': " + ec.message());
       for (size_t i = 0; i < ops.size(); ++i)
         npy::write((d / ("operand" + std::to_string(i) + ".npy")).string(), ops[i]);
       npy::write((d / "out.npy").string(), r.out);
@@ -233,7 +238,7 @@ int run(const Options& o) {
       return 1;
     }
   }
-  return 0;
+  return r.warning.empty() ? 0 : 1;  // NaN or Inf: the accuracy check failed
 }
 
 }  // namespace
@@ -257,11 +262,14 @@ Action addEinsumCommand(CLI::App& app) {
       ->type_name("DEVICE");
   cmd->add_option("--inputs", o->inputs, "operands from .npy files, comma-separated")
       ->type_name("A.npy,B.npy");
-  cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout")
+  cmd->add_option("--json", o->json,
+                  "write the report as JSON to PATH, or - for stdout; max_rel_err is null when "
+                  "not finite (NaN or Inf in the output or its float64 reference: "
+                  "\"accuracy_failed\": true, \"warnings\" say which, exit code 1)")
       ->type_name("PATH|-");
   cmd->add_option("--save-dir", o->saveDir, "write DIR/operand<i>.npy and DIR/out.npy")
       ->type_name("DIR");
-  return [o] { return run(*o); };
+  return [o, cmd] { return run(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

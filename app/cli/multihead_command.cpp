@@ -8,6 +8,7 @@
 #include "core/io/npy.h"
 #include "core/multihead/multihead_report.h"
 #include "core/report/chrome_trace.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace matmulviz::cli {
 
@@ -119,8 +123,21 @@ nlohmann::ordered_json keptJson(const std::vector<KeptAlive>& list) {
   return j;
 }
 
+/// null when absent (NaN) or not finite (JSON has neither; "warnings" tell the two apart).
 nlohmann::ordered_json normJson(double v) {
-  return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+/// One line per output (O3, dA1, dW1) that holds NaN or Inf: its norm is not finite, and the
+/// run's check fails. Empty when every output computed is finite.
+std::vector<std::string> nonFiniteOutputs(const MultiheadReport& r) {
+  std::vector<std::string> warnings;
+  for (const auto& [t, norm, name] :
+       {std::tuple{&r.O3, r.normO3, "O3"}, {&r.dA1, r.normDA1, "dA1"}, {&r.dW1, r.normDW1, "dW1"}})
+    if (t->defined() && !std::isfinite(norm))
+      warnings.push_back(std::string(name) + " holds NaN or Inf (|" + name +
+                         "| is not finite): the check fails; are the inputs finite?");
+  return warnings;
 }
 
 nlohmann::ordered_json toJson(const MultiheadReport& r) {
@@ -149,6 +166,9 @@ nlohmann::ordered_json toJson(const MultiheadReport& r) {
   j["mask"] = mask;
   j["norms"] = {
       {"O3", normJson(r.normO3)}, {"dA1", normJson(r.normDA1)}, {"dW1", normJson(r.normDW1)}};
+  const std::vector<std::string> warnings = nonFiniteOutputs(r);
+  j["accuracy_failed"] = !warnings.empty();
+  j["warnings"] = warnings;
   j["time_s"] = r.timeSeconds;
   j["memory"] = {{"cur_mem_bytes", r.current.allocatedBytes},
                  {"max_mem_bytes", r.peak.allocatedBytes},
@@ -183,13 +203,14 @@ void writeText(std::ostream& os, const MultiheadReport& r) {
     os << "  no token is important: P >= top_p and top_k select none (with random P in [0, 1), "
           "top_p 1.0 keeps nothing; try --top-p 0.5)\n";
   if (c.backward) os << "  |dA1| = " << r.normDA1 << ", |dW1| = " << r.normDW1 << "\n";
-  os << "  curMem " << r.current.allocatedBytes << " B, maxMem " << r.peak.allocatedBytes
-     << " B (inputs " << r.afterInputs.allocatedBytes << " B); saved for backward " << r.savedBytes
-     << " B of new memory\n";
+  os << "  curMem " << formatSize(r.current.allocatedBytes) << ", maxMem "
+     << formatSize(r.peak.allocatedBytes) << " (inputs " << formatSize(r.afterInputs.allocatedBytes)
+     << "); saved for backward " << formatSize(r.savedBytes) << " of new memory\n";
   for (const KeptAlive& k : r.savedForBackward)
-    os << "    saved: " << k.label << ", " << k.bytes << " B: " << k.why << "\n";
+    os << "    saved: " << k.label << ", " << formatSize(k.bytes) << ": " << k.why << "\n";
   for (const KeptAlive& k : r.keptAlive)
-    os << "    alive after: " << k.label << ", " << k.bytes << " B: " << k.why << "\n";
+    os << "    alive after: " << k.label << ", " << formatSize(k.bytes) << ": " << k.why << "\n";
+  for (const std::string& w : nonFiniteOutputs(r)) os << "warning: " << w << "\n";
 }
 
 /// The memory timeline as a Chrome trace (one process, the call's ops and allocations).
@@ -204,8 +225,10 @@ void writeTrace(std::ostream& os, const MultiheadReport& r) {
 
 void saveOutputs(const std::string& dir, const MultiheadReport& r) {
   namespace fs = std::filesystem;
-  fs::create_directories(dir);
   const fs::path d(dir);
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
   const MultiheadInputs& in = r.inputs;
   for (const auto& [t, name] : {std::pair{&in.A1, "A1"},
                                 {&in.P, "P"},
@@ -231,11 +254,12 @@ int run(const Options& o, const CLI::App& cmd) {
     }
     config.deviceFactory = std::move(device.factory);
     checkOutputPath(o.json, "--json");
-    checkOutputDirectory(o.saveDir, "--save-dir");
     if (o.timeline == "-")
       throw std::invalid_argument("--timeline: '-' is not allowed: give a file path");
     checkOutputPath(o.timeline, "--timeline");
     inputs = prepareMultiheadInputs(config, std::move(inputs));
+    // Last: it creates the directory, which a refused run must not leave behind.
+    if (cmd.get_option("--save-dir")->count() > 0) checkOutputDirectory(o.saveDir, "--save-dir");
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli multihead: " << cliMessage(e.what()) << "\n";
     return 2;
@@ -254,8 +278,11 @@ int run(const Options& o, const CLI::App& cmd) {
     return 1;
   }
   const auto json = toJson(report);
+  const std::vector<std::string> warnings = nonFiniteOutputs(report);
   if (o.json == "-") {
     std::cout << json.dump(2) << "\n";
+    for (const std::string& w : warnings)
+      std::cerr << "matmulviz-cli multihead: warning: " << w << "\n";
   } else {
     writeText(std::cout, report);
     if (!o.json.empty())
@@ -271,7 +298,7 @@ int run(const Options& o, const CLI::App& cmd) {
       return 1;
     }
   }
-  return 0;
+  return warnings.empty() ? 0 : 1;  // NaN or Inf in an output: the check failed
 }
 
 }  // namespace
@@ -300,7 +327,11 @@ Action addMultiheadCommand(CLI::App& app) {
                 "also compute dA1 and dW1 with a grad_output (random N(0,1) unless given)");
   option("--seed", o->seed, "seed of the random inputs (default 0)", "INT");
   option("--device", o->device, "cpu | cuda (a GPU, float32) (default cpu)", "DEVICE");
-  option("--json", o->json, "write the report as JSON to PATH, or - for stdout", "PATH|-");
+  option("--json", o->json,
+         "write the report as JSON to PATH, or - for stdout; a norm is null when its tensor is "
+         "absent or not finite (NaN or Inf in O3, dA1 or dW1: \"accuracy_failed\": true, "
+         "\"warnings\" say which, exit code 1)",
+         "PATH|-");
   option("--save-dir", o->saveDir,
          "write DIR/{A1,P,W1,grad_output,O3,dA1,dW1,mask}.npy (float32 for bfloat16)", "DIR");
   option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH", "PATH");

@@ -11,12 +11,16 @@
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
 #include "core/strategies/preset.h"
+#include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace matmulviz::cli {
 
@@ -110,19 +114,52 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   return in;
 }
 
-/// Host memory the inputs and float64 references take, before any strategy runs.
-int64_t hostInputBytes(const RunConfig& c) {
+/// Share of the available host memory a run may plan to use.
+constexpr double kHostShare = 0.85;
+
+/// Refuses (std::invalid_argument) a workload whose host-side data does not fit before any
+/// strategy runs, naming each part, the bytes available and the threshold used. The host index
+/// q [N] int64 stays in host RAM on every device (as in the seed); the loop strategies keep
+/// every row's result and autograd nodes alive (about 2.5 KiB per row, measured); on a device
+/// with data a and c, and the float64 references, live in host RAM too.
+void checkHostInputsFit(const RunConfig& c) {
   const Workload& w = c.workload;
-  // The engine's own bookkeeping: a loop strategy keeps every row's result (its tensor, storage
-  // and allocator record, and with grad its autograd nodes: about 2.5 KiB, measured) alive.
-  int64_t bookkeeping = 0;
-  for (const auto& s : c.strategies)
-    if (s == "strategy1" || s == "strategy2") bookkeeping = 2560 * w.n;
-  int64_t bytes = w.aBytes() + w.cBytes() + 8 * w.n + bookkeeping;
-  if (c.device == DeviceKind::Meta) return 8 * w.n + bookkeeping;
-  bytes += 8 * w.n * w.i * w.k;  // reference out
-  if (c.backward) bytes += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
-  return bytes;
+  std::vector<std::pair<std::string, int64_t>> parts;
+  parts.push_back({"the host index q [N] int64, N x 8 bytes", 8 * w.n});
+  const bool loops = std::any_of(c.strategies.begin(), c.strategies.end(), [](const auto& s) {
+    return s == "strategy1" || s == "strategy2";
+  });
+  if (loops)
+    parts.push_back({"the loop strategies' per-row bookkeeping, about 2.5 KiB x N", 2560 * w.n});
+  const int64_t onMeta = 8 * w.n + (loops ? 2560 * w.n : 0);  // what stays on the host on meta
+  if (c.device != DeviceKind::Meta) {
+    parts.push_back({"a and c", w.aBytes() + w.cBytes()});
+    int64_t ref = 8 * w.n * w.i * w.k;
+    if (c.backward) ref += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
+    parts.push_back({"the float64 references", ref});
+  }
+  int64_t total = 0;
+  std::string list;
+  for (const auto& [what, bytes] : parts) {
+    total += bytes;
+    list += (list.empty() ? "" : ", ") + what + ": " + formatSize(bytes);
+  }
+  const int64_t available = availableHostMemoryBytes();
+  const double limit = kHostShare * static_cast<double>(available);
+  if (static_cast<double>(total) <= limit) return;
+  std::string advice;
+  if (c.device != DeviceKind::Meta && static_cast<double>(onMeta) <= limit)
+    advice = "; use --device meta (memory only: then only q" +
+             std::string(loops ? " and the per-row bookkeeping" : "") +
+             " stay in host RAM) or smaller sizes";
+  else
+    advice = "; q" + std::string(loops ? " and the per-row bookkeeping" : "") +
+             " stay in host RAM even on --device meta, so use a smaller --n" +
+             (loops ? " or leave out strategy1 and strategy2" : "");
+  throw std::invalid_argument("workload too large for this machine: it needs " + formatSize(total) +
+                              " of host RAM (" + list + ") but this run may use at most " +
+                              formatSize(static_cast<int64_t>(limit)) + " (85% of the " +
+                              formatSize(available) + " available)" + advice);
 }
 
 costmodel::StrategyWorkload modelWorkload(const Workload& w) {
@@ -155,10 +192,10 @@ void writePredictions(std::ostream& os, const StrategiesReport& report,
     const auto p = costmodel::predict(counts, gpu);
     char line[256];
     const std::string bound = std::string(p.bound) + "-bound";
-    std::snprintf(line, sizeof line, "  %-10s %10.3f ms  %-13s %8llu launches %10.1f MiB moved\n",
-                  r.strategy.c_str(), p.totalS * 1e3, bound.c_str(),
+    std::snprintf(line, sizeof line, "  %-10s %10s  %-13s %8llu launches %10s moved\n",
+                  r.strategy.c_str(), formatSeconds(p.totalS).c_str(), bound.c_str(),
                   static_cast<unsigned long long>(counts.launches),
-                  static_cast<double>(counts.bytesRead + counts.bytesWritten) / (1 << 20));
+                  formatSize(static_cast<int64_t>(counts.bytesRead + counts.bytesWritten)).c_str());
     os << line;
   }
 }
@@ -166,7 +203,9 @@ void writePredictions(std::ostream& os, const StrategiesReport& report,
 void saveOutputs(const std::string& dir, const StrategiesReport& report) {
   for (const StrategyRun& r : report.runs) {
     const std::filesystem::path d = std::filesystem::path(dir) / r.strategy;
-    std::filesystem::create_directories(d);
+    std::error_code ec;
+    std::filesystem::create_directories(d, ec);
+    if (ec) throw std::runtime_error("cannot create '" + d.string() + "': " + ec.message());
     if (r.out.defined()) npy::write((d / "out.npy").string(), r.out);
     if (r.backward.dA.defined()) npy::write((d / "dA.npy").string(), r.backward.dA);
     if (r.backward.dC.defined()) npy::write((d / "dC.npy").string(), r.backward.dC);
@@ -191,24 +230,17 @@ int run(const Options& o, const CLI::App& cmd) {
           "--timeline: '-' is not allowed: give a file path (the trace is "
           "large, and --json - already uses stdout)");
     checkOutputPath(o.timeline, "--timeline");
-    checkOutputDirectory(o.saveDir, "--save-dir");
     if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    const int64_t hostBytes = hostInputBytes(config);
-    const int64_t available = availableHostMemoryBytes();
-    if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
-      throw std::invalid_argument(
-          "workload too large for this machine: its inputs and float64 "
-          "references (and the loop strategies' per-row bookkeeping) need " +
-          formatBytes(hostBytes) + " but only " + formatBytes(available) +
-          " are available; use --device meta "
-          "or smaller sizes");
+    checkHostInputsFit(config);
     inputs = loadInputs(o, config);
     if (!o.gradOutputPath.empty())
       gradOutput = readInput(
           o.gradOutputPath, "--grad-output", {DType::Float32, DType::Float16, DType::Float64},
           {config.workload.n, config.workload.i, config.workload.k}, config.workload.dtype);
+    // Last: it creates the directory, which a refused run must not leave behind.
+    if (cmd.get_option("--save-dir")->count() > 0) checkOutputDirectory(o.saveDir, "--save-dir");
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
@@ -255,7 +287,11 @@ int run(const Options& o, const CLI::App& cmd) {
   }
   for (const auto* path : {&o.json, &o.timeline})
     if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
-  return report.anyFailed() ? 1 : 0;
+  if (o.json == "-")  // else the text report on stdout says it
+    for (const StrategyRun& r : report.runs)
+      for (const std::string& w : r.accuracyWarnings)
+        std::cerr << "matmulviz-cli strategies: warning: " << r.strategy << ": " << w << "\n";
+  return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
 }
 
 }  // namespace
@@ -296,7 +332,12 @@ Action addStrategiesCommand(CLI::App& app) {
                 "run a backward even when it is estimated to take over a minute");
   option("--preset", o->preset, "a preset scenario: seed000, seed000-grad, small, huge-meta",
          "NAME");
-  option("--json", o->json, "write the report as JSON to PATH, or - for stdout", "PATH|-");
+  option("--json", o->json,
+         "write the report as JSON to PATH, or - for stdout. max_rel_err (and a backward's "
+         "max_rel_err_da/_dc) is null when not computed (meta) or not finite: NaN or Inf in out, "
+         "dA or dC or its float64 reference fails the check (\"accuracy_failed\": true, the "
+         "run's \"warnings\" name the tensor, exit code 1)",
+         "PATH|-");
   option("--timeline", o->timeline, "write the memory timeline as a Chrome trace to PATH", "PATH");
   option("--a", o->aPath, "a from a .npy file [N, I, J]", "FILE.npy");
   option("--c", o->cPath, "c from a .npy file [M, J, K]", "FILE.npy");

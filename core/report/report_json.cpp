@@ -6,8 +6,9 @@ namespace matmulviz {
 
 namespace {
 
+/// JSON has no NaN or Inf: null (the run's "warnings" say why when a check failed).
 nlohmann::ordered_json numberOrNull(double v) {
-  return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
 }
 
 nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
@@ -77,6 +78,8 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
     run["reserved_peak_bytes"] = r.peak.reservedBytes;
     run["output_shape"] = r.outputShape;
     run["max_rel_err"] = numberOrNull(r.maxRelErr);
+    run["accuracy_failed"] = !r.accuracyWarnings.empty();
+    run["warnings"] = r.accuracyWarnings;
     run["kept_alive"] = nlohmann::ordered_json::array();
     for (const KeptAlive& k : r.keptAlive)
       run["kept_alive"].push_back(

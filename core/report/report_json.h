@@ -4,7 +4,11 @@
 //   "time_s": {"cold", "median", "min", "max"}, "cur_mem_bytes", "max_mem_bytes", "cur_mem_mib",
 //   "max_mem_mib", "output_shape", "max_rel_err", "kept_alive": [{"label", "bytes", "why"}]}]}
 // plus, additively: "notes", per run "requested_peak_bytes", "reserved_peak_bytes",
-// "kept_alive[].count", and "backward" when --backward was given.
+// "kept_alive[].count", "backward" when --backward was given, and the accuracy check:
+// "accuracy_failed" (true when out, dA or dC or its float64 reference holds NaN or Inf) and
+// "warnings" (one line per such tensor, naming it). "max_rel_err" and the backward's
+// "max_rel_err_da"/"max_rel_err_dc" are null when not computed (meta) or not finite (JSON has
+// no NaN or Inf; "accuracy_failed" tells the two apart).
 
 #include "core/report/strategies_report.h"
 

@@ -1,5 +1,8 @@
 #include "core/report/report_text.h"
 
+#include "core/util/format_units.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,17 +17,17 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string seconds(double s) {
-  return s >= 1 ? fmt("%.2f s", s) : fmt("%.1f ms", s * 1e3);
+/// "-" when the error was not computed (meta, a failed run, a gradient not required), "NaN" or
+/// "inf" when the check found a value that is not finite, else "4.6e-07".
+std::string relErr(double e, bool checked) {
+  if (!checked) return "-";
+  if (std::isnan(e)) return "NaN";
+  if (std::isinf(e)) return "inf";
+  return fmt("%.1e", e);
 }
 
-/// MiB as the seed prints them, or the exact size below 1 MiB ("256.00 KiB").
-std::string sizeText(int64_t bytes) {
-  return bytes >= (1 << 20) ? std::to_string(toMiBFloor(bytes)) + " MiB" : formatBytes(bytes);
-}
-
-std::string relErr(double e) {
-  return std::isnan(e) ? "-" : fmt("%.1e", e);
+bool contains(const std::vector<std::string>& list, const char* what) {
+  return std::find(list.begin(), list.end(), what) != list.end();
 }
 
 /// Entries worth telling: anything but the caller's own a, c and out with nothing more on them.
@@ -33,6 +36,28 @@ bool worthTelling(const KeptAlive& k) {
                      k.why == "input c, held by the caller" ||
                      k.why == "the output, held by the caller as out";
   return !plain;
+}
+
+/// What stays alive after each statement that finished, and why.
+void writeKeptAlive(std::ostream& os, const StrategiesReport& report) {
+  os << "\nwhat stays alive after the statement besides a, c and out, and why:\n";
+  bool toldAny = false, anyRan = false, anyFailed = false;
+  for (const StrategyRun& r : report.runs) {
+    (r.ok ? anyRan : anyFailed) = true;
+    if (!r.ok) continue;
+    for (const KeptAlive& k : r.keptAlive) {
+      if (!worthTelling(k)) continue;
+      os << "  " << r.strategy << ": " << k.label << ", " << formatSize(k.bytes);
+      if (k.count > 1) os << " in " << k.count << " blocks";
+      os << ", " << k.why << "\n";
+      toldAny = true;
+    }
+  }
+  if (!anyRan)
+    os << "  nothing to tell: no strategy finished its statement\n";
+  else if (!toldAny)
+    os << (anyFailed ? "  nothing: every strategy that finished leaves only a, c and out\n"
+                     : "  nothing: every strategy leaves only a, c and out\n");
 }
 
 void writeBackward(std::ostream& os, const StrategiesReport& report) {
@@ -45,14 +70,16 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
   std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", "strategy", "time",
                 "maxMem", "curMem", "err dA", "err dC");
   os << line;
+  const bool data = report.device != DeviceKind::Meta;
   for (const StrategyRun& r : report.runs) {
     const BackwardOutcome& b = r.backward;
     using S = BackwardOutcome::Status;
     if (b.status == S::Ran) {
       std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", r.strategy.c_str(),
-                    seconds(b.timeSeconds).c_str(), sizeText(b.maxMemBytes).c_str(),
-                    sizeText(b.curMemBytes).c_str(), relErr(b.maxRelErrDA).c_str(),
-                    relErr(b.maxRelErrDC).c_str());
+                    formatSeconds(b.timeSeconds).c_str(), formatSize(b.maxMemBytes).c_str(),
+                    formatSize(b.curMemBytes).c_str(),
+                    relErr(b.maxRelErrDA, data && contains(r.requiresGrad, "a")).c_str(),
+                    relErr(b.maxRelErrDC, data && contains(r.requiresGrad, "c")).c_str());
       os << line;
     } else if (b.status != S::NotRequested) {
       os << "  " << r.strategy << ": " << (b.status == S::Skipped ? "skipped: " : "failed: ")
@@ -75,38 +102,30 @@ void writeTextReport(std::ostream& os, const StrategiesReport& report) {
      << ", device " << deviceKindName(report.device) << ", requires_grad " << grads << "\n";
   for (const auto& note : report.notes) os << "note: " << note << "\n";
   char line[512];
-  std::snprintf(line, sizeof line, "\n%-10s %10s %10s %11s %11s  %-16s %11s\n", "strategy",
-                "median", "cold", "curMem MiB", "maxMem MiB", "output", "max_rel_err");
+  std::snprintf(line, sizeof line, "\n%-10s %10s %10s %10s %10s  %-16s %11s\n", "strategy",
+                "median", "cold", "curMem", "maxMem", "output", "max_rel_err");
   os << line;
+  const bool data = report.device != DeviceKind::Meta;
   for (const StrategyRun& r : report.runs) {
-    if (!r.ok) {
-      std::snprintf(line, sizeof line, "%-10s %10s %10s %11lld %11lld  FAILED: %s\n",
-                    r.strategy.c_str(), "-", "-",
-                    static_cast<long long>(toMiBFloor(r.current.allocatedBytes)),
-                    static_cast<long long>(toMiBFloor(r.peak.allocatedBytes)), r.error.c_str());
+    if (!r.ok) {  // curMem/maxMem of a statement that did not finish mean nothing
+      std::snprintf(line, sizeof line, "%-10s %10s %10s %10s %10s  FAILED: %s\n",
+                    r.strategy.c_str(), "-", "-", "-", "-", r.error.c_str());
       os << line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%-10s %10s %10s %11lld %11lld  %-16s %11s\n",
-                  r.strategy.c_str(), seconds(r.time.median).c_str(), seconds(r.time.cold).c_str(),
-                  static_cast<long long>(toMiBFloor(r.current.allocatedBytes)),
-                  static_cast<long long>(toMiBFloor(r.peak.allocatedBytes)),
-                  shapeToString(r.outputShape).c_str(), relErr(r.maxRelErr).c_str());
+    std::snprintf(line, sizeof line, "%-10s %10s %10s %10s %10s  %-16s %11s\n", r.strategy.c_str(),
+                  formatSeconds(r.time.median).c_str(), formatSeconds(r.time.cold).c_str(),
+                  formatSize(r.current.allocatedBytes).c_str(),
+                  formatSize(r.peak.allocatedBytes).c_str(), shapeToString(r.outputShape).c_str(),
+                  relErr(r.maxRelErr, data).c_str());
     os << line;
   }
   os << "\ncurMem: memory_allocated() after `out = strategy(...)` with out held; maxMem: its peak "
         "since a and c were made.\n";
-  os << "\nwhat stays alive after the statement besides a, c and out, and why:\n";
-  bool toldAny = false;
   for (const StrategyRun& r : report.runs)
-    for (const KeptAlive& k : r.keptAlive) {
-      if (!worthTelling(k)) continue;
-      os << "  " << r.strategy << ": " << k.label << ", " << sizeText(k.bytes);
-      if (k.count > 1) os << " in " << k.count << " blocks";
-      os << ", " << k.why << "\n";
-      toldAny = true;
-    }
-  if (!toldAny) os << "  nothing: every strategy leaves only a, c and out\n";
+    for (const std::string& warning : r.accuracyWarnings)
+      os << "warning: " << r.strategy << ": " << warning << "\n";
+  writeKeptAlive(os, report);
   writeBackward(os, report);
 }
 

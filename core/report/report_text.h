@@ -1,6 +1,7 @@
 #pragma once
-// The strategies report as the table a person reads in a terminal: the seed's numbers
-// (curMem/maxMem in MiB floor-divided as the seed prints them), then what stayed alive and why.
+// The strategies report as the table a person reads in a terminal: the seed's numbers (times
+// and curMem/maxMem with their units, core/util/format_units.h; "-" for a run that failed),
+// warnings of failed accuracy checks, then what stayed alive and why.
 
 #include "core/report/strategies_report.h"
 

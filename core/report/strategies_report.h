@@ -63,6 +63,10 @@ struct StrategyRun {
   Shape outputShape;
   double maxRelErr = std::numeric_limits<double>::quiet_NaN();  ///< NaN: not computed (meta)
   std::vector<KeptAlive> keptAlive;
+  /// The accuracy check failed: out, dA or dC, or its float64 reference, holds NaN or Inf, so
+  /// its max_rel_err is NaN or Inf. One line per tensor, naming it; empty when the check passed
+  /// or did not run (meta).
+  std::vector<std::string> accuracyWarnings;
   BackwardOutcome backward;
   MemoryTimeline timeline;
   Tensor out;  ///< host copy when RunConfig::keepOutputs and the device has data
@@ -74,7 +78,8 @@ struct StrategiesReport {
   std::vector<StrategyRun> runs;
   std::vector<std::string> notes;  ///< said once, e.g. strategy3's tail
   Tensor gradOutput;               ///< the grad_output used (host), when --backward
-  bool anyFailed() const;
+  bool anyFailed() const;          ///< a run or a backward failed (out of memory)
+  bool anyAccuracyFailed() const;  ///< a run's accuracyWarnings are not empty
 };
 
 /// bytes // 2^20 // ... as the seed prints: floor division by 1024 twice.

@@ -112,11 +112,27 @@ MemoryTimeline captureTimeline(const CachingAllocator& alloc) {
   return t;
 }
 
+/// The accuracy check of gradient `name` (skipped when it is undefined: its input does not
+/// require grad): its max_rel_err into `err`, a warning when it is not finite.
+void checkGradient(const std::string& name, const Tensor& grad, const Tensor& ref, double& err,
+                   std::vector<std::string>& warnings) {
+  if (!grad.defined()) return;
+  err = maxRelativeError(grad, ref);
+  if (auto warning = nonFiniteWarning(name, grad, ref); !warning.empty())
+    warnings.push_back(std::move(warning));
+}
+
 }  // namespace
 
 bool StrategiesReport::anyFailed() const {
   for (const auto& r : runs)
     if (!r.ok || r.backward.status == BackwardOutcome::Status::Failed) return true;
+  return false;
+}
+
+bool StrategiesReport::anyAccuracyFailed() const {
+  for (const auto& r : runs)
+    if (!r.accuracyWarnings.empty()) return true;
   return false;
 }
 
@@ -302,6 +318,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
     const double statementEndUs = alloc.elapsedUs();
     if (hasData) {
       run.maxRelErr = maxRelativeError(out, reference_);
+      if (auto warning = nonFiniteWarning("out", out, reference_); !warning.empty())
+        run.accuracyWarnings.push_back(std::move(warning));
       if (config_.keepOutputs) run.out = hostCopy(out, "out");
     }
 
@@ -334,8 +352,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
           b.maxMemBytes = alloc.peak().allocatedBytes;
           b.curMemBytes = alloc.current().allocatedBytes;
           if (hasData) {
-            if (a.grad().defined()) b.maxRelErrDA = maxRelativeError(a.grad(), refDA_);
-            if (c.grad().defined()) b.maxRelErrDC = maxRelativeError(c.grad(), refDC_);
+            checkGradient("dA", a.grad(), refDA_, b.maxRelErrDA, run.accuracyWarnings);
+            checkGradient("dC", c.grad(), refDC_, b.maxRelErrDC, run.accuracyWarnings);
             if (config_.keepOutputs) {
               b.dA = hostCopy(a.grad(), "dA");
               b.dC = hostCopy(c.grad(), "dC");

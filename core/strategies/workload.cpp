@@ -127,12 +127,44 @@ double maxRelativeError(const Tensor& x, const Tensor& ref) {
                                 ref.shapeString() + " differ");
   const auto xs = hostReadable(x, "host copy").toDoubles(), rs = ref.toDoubles();
   double maxDiff = 0, maxRef = 0;
+  bool nan = false, inf = false;
   for (size_t e = 0; e < xs.size(); ++e) {
+    nan = nan || std::isnan(xs[e]) || std::isnan(rs[e]);
+    inf = inf || std::isinf(xs[e]) || std::isinf(rs[e]);
     maxDiff = std::max(maxDiff, std::abs(xs[e] - rs[e]));
     maxRef = std::max(maxRef, std::abs(rs[e]));
   }
+  if (nan) return std::numeric_limits<double>::quiet_NaN();
+  if (inf) return std::numeric_limits<double>::infinity();
   if (maxRef == 0) return maxDiff;
   return maxDiff / maxRef;
+}
+
+namespace {
+
+/// "3 NaN and 1 Inf of 100 elements"; empty when all are finite.
+std::string countNonFinite(const std::vector<double>& v) {
+  int64_t nan = 0, inf = 0;
+  for (double d : v) {
+    nan += std::isnan(d) ? 1 : 0;
+    inf += std::isinf(d) ? 1 : 0;
+  }
+  if (nan + inf == 0) return {};
+  return std::to_string(nan) + " NaN and " + std::to_string(inf) + " Inf of " +
+         std::to_string(v.size()) + " elements";
+}
+
+}  // namespace
+
+std::string nonFiniteWarning(const std::string& name, const Tensor& x, const Tensor& ref) {
+  const std::string inX = countNonFinite(hostReadable(x, "host copy").toDoubles());
+  const std::string inRef = countNonFinite(ref.toDoubles());
+  if (inX.empty() && inRef.empty()) return {};
+  std::string what = inX.empty() ? "" : name + " holds " + inX;
+  if (!inRef.empty())
+    what += (what.empty() ? "the float64 reference of " + name : "; its float64 reference") +
+            " holds " + inRef;
+  return what + ": max_rel_err of " + name + " is not finite and the accuracy check fails";
 }
 
 }  // namespace matmulviz

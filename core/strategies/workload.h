@@ -45,7 +45,13 @@ Tensor referenceOutput(const Inputs& in);
 /// float64 reference gradients for grad_output g: dA[n] = g[n] @ c[q[n]]^T,
 /// dC[m] = sum over n with q[n] = m of a[n]^T @ g[n].
 void referenceGradients(const Inputs& in, const Tensor& gradOutput, Tensor& dA, Tensor& dC);
-/// max |x - ref| / max |ref| (0 when both are all zero). Shapes must match.
+/// max |x - ref| / max |ref| (0 when both are all zero). Shapes must match (else
+/// std::invalid_argument). A non-finite value fails the check rather than vanishing in the max:
+/// NaN when x or ref holds a NaN, else +inf when either holds an infinity.
 double maxRelativeError(const Tensor& x, const Tensor& ref);
+
+/// "out holds 12 NaN and 0 Inf of 100 elements" style findings of a failed accuracy check, for
+/// the tensor named `name` against its float64 reference; empty when both are finite.
+std::string nonFiniteWarning(const std::string& name, const Tensor& x, const Tensor& ref);
 
 }  // namespace matmulviz

@@ -15,6 +15,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cmath>
+#include <limits>
+
 using namespace matmulviz;
 
 namespace {
@@ -42,6 +45,16 @@ QString writeNpy(const QTemporaryDir& dir, const QString& name, const Shape& siz
   Tensor t = empty(sizes, dtype, nullptr, "x");
   for (int64_t i = 0; i < t.numel(); ++i)
     storeFromDouble(t.dataPtr(), dtype, i, static_cast<double>((i * 37) % 101) / 101.0);
+  const QString path = dir.filePath(name);
+  npy::write(path.toStdString(), t);
+  return path;
+}
+
+/// A float32 .npy file holding `sizes` all equal to `value` (NaN, Inf).
+QString writeFilled(const QTemporaryDir& dir, const QString& name, const Shape& sizes,
+                    double value) {
+  Tensor t = empty(sizes, DType::Float32, nullptr, "x");
+  for (int64_t i = 0; i < t.numel(); ++i) storeFromDouble(t.dataPtr(), DType::Float32, i, value);
   const QString path = dir.filePath(name);
   npy::write(path.toStdString(), t);
   return path;
@@ -197,6 +210,79 @@ class TestCliMultihead : public QObject {
     } else {
       QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
     }
+  }
+
+  /// NaN or Inf in the inputs: the output is not finite, so the check fails (exit 1), the JSON
+  /// stays valid (null for the error or norm) and the warnings name the tensor.
+  void nonFiniteFailsTheCheck_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("nullField");  // JSON pointer-ish: "max_rel_err" or "norms/O3"
+    QTest::addColumn<QString>("warning");    // how the first warning starts
+    QTest::newRow("einsum, Inf A")
+        << QStringList{"einsum", "ij,jk->ik", "--inputs", "inf_A.npy,B.npy"} << "max_rel_err"
+        << "out holds";
+    QTest::newRow("einsum, NaN B")
+        << QStringList{"einsum", "ij,jk->ik", "--inputs", "A.npy,nan_B.npy"} << "max_rel_err"
+        << "out holds";
+    QTest::newRow("multihead, NaN A1")
+        << QStringList{"multihead", "--A1", "nan_A1.npy", "--top-p", "0", "--backward"}
+        << "norms/O3"
+        << "O3 holds";
+  }
+  void nonFiniteFailsTheCheck() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, nullField);
+    QFETCH(QString, warning);
+    writeNpy(dir_, "A.npy", {3, 4}, DType::Float32);
+    writeNpy(dir_, "B.npy", {4, 5}, DType::Float32);
+    writeFilled(dir_, "inf_A.npy", {3, 4}, std::numeric_limits<double>::infinity());
+    writeFilled(dir_, "nan_B.npy", {4, 5}, std::nan(""));
+    writeFilled(dir_, "nan_A1.npy", {2, 8, 16}, std::nan(""));
+    for (QString& a : args) {
+      QStringList files = a.split(',');
+      for (QString& f : files)
+        if (f.endsWith(".npy")) f = dir_.filePath(f);
+      a = files.join(',');
+    }
+    const CliResult r = runCli(args + QStringList{"--json", "-"});
+    QVERIFY(r.ok());
+    QVERIFY2(r.exitCode == 1, qPrintable(r.describe()));
+    QJsonParseError pe;
+    const QJsonObject j = QJsonDocument::fromJson(r.out, &pe).object();
+    QVERIFY2(pe.error == QJsonParseError::NoError, r.out.constData());
+    const QStringList path = nullField.split('/');
+    const QJsonValue v = path.size() == 1 ? j[path[0]] : j[path[0]].toObject()[path[1]];
+    QVERIFY2(v.isNull(), r.out.constData());
+    QCOMPARE(j["accuracy_failed"].toBool(), true);
+    QVERIFY2(j["warnings"].toArray().first().toString().startsWith(warning), r.out.constData());
+    QVERIFY2(r.err.contains("warning: " + warning.toUtf8()), r.err.constData());
+  }
+
+  /// An output directory the OS refuses: exit 2 before any work, naming the flag and the
+  /// reason; a file where the directory should be is refused too.
+  void saveDirRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("multihead in /proc") << QStringList{"multihead", "--save-dir", "/proc/x"}
+                                        << "--save-dir: cannot create '/proc/x': ";
+    QTest::newRow("einsum in /proc")
+        << QStringList{"einsum", "ij,jk->ik", "--shapes", "2x3,3x4", "--save-dir", "/proc/x"}
+        << "--save-dir: cannot create '/proc/x': ";
+    QTest::newRow("multihead timeline in /proc/1")
+        << QStringList{"multihead", "--timeline", "/proc/1/x"}
+        << "--timeline: cannot create a file in '/proc/1': ";
+    QTest::newRow("einsum json in /proc/1")
+        << QStringList{"einsum", "ij,jk->ik", "--shapes", "2x3,3x4", "--json", "/proc/1/x"}
+        << "--json: cannot create a file in '/proc/1': ";
+  }
+  void saveDirRefused() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const CliResult r = runCli(args);
+    QVERIFY(r.ok());
+    QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
+    QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    QVERIFY2(r.out.isEmpty(), r.out.constData());
   }
 
   /// --device cuda: on a GPU, the cpu device's results and memory; without one (here), exit 1

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,9 @@ class TestCliStrategies : public QObject {
   void timeline();
   void numpyRoundTrip_data();
   void numpyRoundTrip();
+  void nonFiniteFailsTheCheck_data();
+  void nonFiniteFailsTheCheck();
+  void everyStrategyFails();
   void slowBackwardIsSkipped();
   void devices();
   void cudaRunsOrSaysWhy();
@@ -178,7 +182,9 @@ void TestCliStrategies::badInput_data() {
     QTest::newRow(name) << args << QString::fromLatin1(argName) << message;
   };
   row("--n 0", {"--n", "0"}, "--n", {"'0'", "1 to"});
-  row("--n -5", {"--n", "-5"}, "--n", {"'-5'", "1 to"});
+  row("--n -5", {"--n", "-5"}, "--n", {"'-5'", "is negative", "1 to"});
+  row("--n 1.5", {"--n", "1.5"}, "--n", {"'1.5'", "not a whole number", "1 to"});
+  row("--n 1e3", {"--n", "1e3"}, "--n", {"'1e3'", "write 1000"});
   row("--n 12x", {"--n", "12x"}, "--n", {"'12x'", "1 to"});
   row("--k 0", {"--k", "0"}, "--k", {"1 to"});
   row("--batch 0", {"--batch", "0"}, "--batch", {"1 to"});
@@ -215,6 +221,17 @@ void TestCliStrategies::badInput_data() {
       "--timeline", {"does not exist"});
   row("--timeline -", {"--timeline", "-"}, "--timeline", {"file path"});
   row("--save-dir is a file", {"--save-dir", "@IN@/a_good.npy"}, "--save-dir", {"not a directory"});
+  // Paths the OS refuses: the flag and the OS's reason, before any work.
+  row("--save-dir in /proc", {"--save-dir", "/proc/matmulviz-x"}, "--save-dir",
+      {"cannot create '/proc/matmulviz-x'"});
+  row("--save-dir empty", {"--save-dir", ""}, "--save-dir", {"''"});
+  row("--timeline in /proc/1", {"--timeline", "/proc/1/x"}, "--timeline",
+      {"cannot create a file in '/proc/1'"});
+  row("--json in /proc/1", {"--json", "/proc/1/x"}, "--json", {"cannot create a file in"});
+  // q [N] int64 stays in host RAM on meta too: the message says so, and the threshold.
+  row("q too large for RAM on meta",
+      {"--device", "meta", "--n", "1000000000000", "--strategies", "direct"}, "",
+      {"host index q", "N x 8 bytes", "7.28 TiB", "85% of the", "smaller --n"});
   // a [2e9, 2, 5] float32 alone is 80 GB: refused before allocating, pointing at meta.
   row("too large for RAM on cpu", {"--n", "2000000000", "--m", "1000000"}, "", {"meta"});
 }
@@ -633,6 +650,110 @@ void TestCliStrategies::numpyRoundTrip() {
 // strategy2's backward materialises a zero gradient of all of c per row (select's backward):
 // at N=16384, M=4096 that is about 1 TiB of writes, estimated at well over a minute. Without
 // --force it is skipped with the estimate, and the run still succeeds.
+// A NaN or Inf in an output or its float64 reference fails the accuracy check: max_rel_err is
+// null in the JSON (which stays valid), the run's warnings name the tensor, exit code 1.
+void TestCliStrategies::nonFiniteFailsTheCheck_data() {
+  QTest::addColumn<QStringList>("args");
+  QTest::addColumn<bool>("json");
+  QTest::addColumn<QStringList>("failing");  // tensors the warnings name
+  QTest::addColumn<bool>("dcChecked");       // dC's error is a finite number
+  QTest::newRow("NaN a, JSON") << QStringList{"--a", "@IN@/a_nan.npy"} << true
+                               << QStringList{"out holds"} << false;
+  QTest::newRow("NaN a, table") << QStringList{"--a", "@IN@/a_nan.npy"} << false
+                                << QStringList{"out holds"} << false;
+  // c full of Inf: out and dA are not finite (nor their references), dC = a^T g is
+  QTest::newRow("Inf c, backward a,c")
+      << QStringList{"--c", "@IN@/c_inf.npy", "--backward", "--requires-grad", "a,c"} << true
+      << QStringList{"out holds", "dA holds"} << true;
+}
+
+void TestCliStrategies::nonFiniteFailsTheCheck() {
+  QFETCH(QStringList, args);
+  QFETCH(bool, json);
+  QFETCH(QStringList, failing);
+  QFETCH(bool, dcChecked);
+  npy::write(
+      in("a_nan.npy").toStdString(),
+      hostTensor({kN, kI, kJ}, std::vector<double>(kN * kI * kJ, std::nan("")), DType::Float32));
+  npy::write(in("c_inf.npy").toStdString(),
+             hostTensor({kM, kJ, kK},
+                        std::vector<double>(kM * kJ * kK, std::numeric_limits<double>::infinity()),
+                        DType::Float32));
+  for (QString& a : args) a.replace(QStringLiteral("@IN@"), dir_.filePath(QStringLiteral("in")));
+  QStringList full{"strategies",
+                   "--n",
+                   QString::number(kN),
+                   "--m",
+                   QString::number(kM),
+                   "--i",
+                   QString::number(kI),
+                   "--j",
+                   QString::number(kJ),
+                   "--k",
+                   QString::number(kK),
+                   "--batch",
+                   "10",
+                   "--repeats",
+                   "1"};
+  full += args;
+  if (json)
+    full << "--json"
+         << "-";
+  const CliResult r = runCli(full);
+  QVERIFY2(r.finished && !r.crashed, qPrintable(r.describe()));
+  QVERIFY2(r.exitCode == 1, qPrintable(r.describe()));
+  if (!json) {
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains(QRegularExpression(QStringLiteral("\\n(strategy1 .* NaN)\\n"))),
+             qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("warning: strategy1: out holds 1358 NaN and 0 Inf of "
+                                         "1358 elements")),
+             qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("accuracy check fails")), qPrintable(out));
+    return;
+  }
+  QString error;
+  const QJsonObject report = parseObject(r.out, &error);  // valid JSON: no NaN in it
+  QVERIFY2(error.isEmpty(), qPrintable(error + ": " + r.out.left(300)));
+  QCOMPARE(report.value("runs").toArray().size(), 5);
+  for (const QJsonValue& v : report.value("runs").toArray()) {
+    const QJsonObject run = v.toObject();
+    const QString name = run.value("strategy").toString();
+    QVERIFY2(run.value("ok").toBool(), qPrintable(name));
+    QVERIFY2(run.value("max_rel_err").isNull(), qPrintable(name));
+    QCOMPARE(run.value("accuracy_failed").toBool(), true);
+    const QJsonArray warnings = run.value("warnings").toArray();
+    QCOMPARE(warnings.size(), failing.size());
+    for (qsizetype w = 0; w < failing.size(); ++w)
+      QVERIFY2(warnings[w].toString().startsWith(failing[w]), qPrintable(warnings[w].toString()));
+    const QString err = QString::fromUtf8(r.err);
+    QVERIFY2(err.contains(QStringLiteral("warning: ") + name + QStringLiteral(": out holds")),
+             qPrintable(err));
+    if (dcChecked) {
+      const QJsonObject backward = run.value("backward").toObject();
+      QVERIFY2(backward.value("max_rel_err_da").isNull(), qPrintable(name));
+      QVERIFY2(backward.value("max_rel_err_dc").toDouble(1) < 1e-5, qPrintable(name));
+    }
+  }
+}
+
+// Every strategy out of memory: "-" for their curMem/maxMem (a statement that did not finish
+// has none), and no claim about what stays alive.
+void TestCliStrategies::everyStrategyFails() {
+  const CliResult r =
+      runCli({"strategies", "--preset", "small", "--repeats", "1", "--device-memory", "1KiB"});
+  QVERIFY2(r.finished && !r.crashed, qPrintable(r.describe()));
+  QCOMPARE(r.exitCode, 1);
+  const QString out = QString::fromUtf8(r.out);
+  for (const char* s : {"strategy1", "strategy2", "strategy3", "direct", "fused"}) {
+    const QRegularExpression failed(
+        QStringLiteral("\\n%1 +- +- +- +-  FAILED: out of memory").arg(QString::fromLatin1(s)));
+    QVERIFY2(out.contains(failed), qPrintable(QString::fromLatin1(s) + ": " + out));
+  }
+  QVERIFY2(!out.contains(QStringLiteral("every strategy leaves only")), qPrintable(out));
+  QVERIFY2(out.contains(QStringLiteral("no strategy finished its statement")), qPrintable(out));
+}
+
 void TestCliStrategies::slowBackwardIsSkipped() {
   if (kSanitizedBuild) QSKIP("16384 per-row ops and a float64 reference take ~35 s under ASan");
   QTemporaryDir outDir(dir_.filePath(QStringLiteral("slow-XXXXXX")));
