@@ -1,5 +1,7 @@
 #include "ui/models/kernel_stats_model.h"
 
+#include "core/util/format_units.h"
+
 #include <QStringList>
 #include <cmath>
 
@@ -7,14 +9,7 @@ namespace matmulviz::ui {
 namespace {
 
 QString bytesText(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  return u == 0 ? QStringLiteral("%1 B").arg(bytes, 0, 'f', 0)
-                : QStringLiteral("%1 %2").arg(bytes, 0, 'f', 2).arg(QLatin1String(units[u]));
+  return QString::fromStdString(formatSize(static_cast<std::int64_t>(bytes)));
 }
 
 QString count(std::uint64_t n) {
@@ -117,10 +112,7 @@ void KernelStatsModel::addRunRows(const KernelLaunchResult& result) {
   const KernelGeometry& g = result.geometry;
   const double rate = s.threadsPerS();
   add("simulation",
-      QStringLiteral("%1 s, %2 threads/s")
-          .arg(s.elapsedS, 0, 'f', 3)
-          .arg(rate >= 1e6 ? QStringLiteral("%1 M").arg(rate / 1e6, 0, 'f', 2)
-                           : QStringLiteral("%1 k").arg(rate / 1e3, 0, 'f', 1)),
+      QString::fromStdString(formatSeconds(s.elapsedS) + ", " + formatRate(rate, "threads")),
       QStringLiteral("wall time of the simulated launch on this CPU"), s.elapsedS);
   add("max_rel_err", QString::number(result.run.maxRelErr, 'g', 3),
       QStringLiteral("max|C - ref| / max|ref| against float64 BLAS"), result.run.maxRelErr);
