@@ -102,10 +102,7 @@ MultiheadConfig buildConfig(const Options& o, const CLI::App& cmd, MultiheadInpu
                                 " (the hidden size is split evenly into heads)");
   c.topP = parseTopP(o.topP);
   if (given("--top-k")) {
-    c.topK = parsePositiveInt(o.topK, "--top-k", 0);
-    if (*c.topK < 1 || *c.topK > c.s)
-      throw std::invalid_argument("--top-k: " + o.topK + " is outside [1, s] = [1, " +
-                                  std::to_string(c.s) + "]");
+    c.topK = parsePositiveInt(o.topK, "--top-k", 1, c.s);  // at most s, the sequence length
   }
   c.dtype = parseDType(o.dtype);
   c.backward = o.backward || !o.gradOutputPath.empty();

@@ -3,8 +3,12 @@
 // the diagnostic they exist to show, and only that one.
 #include <QtTest>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <sstream>
 
+#include "kernels/launch_report.h"
 #include "kernels/registry.h"
 
 using namespace matmulviz;
@@ -189,6 +193,36 @@ class TestKernelVariants : public QObject {
       QCOMPARE(s.fmas, std::uint64_t(batch * M * N * K));
       QCOMPARE(s.globalLoadBytes, std::uint64_t(batch * M * N * (2 * K * 4 + 8)));
     }
+  }
+
+  // C holding NaN or Inf fails the accuracy check: max_rel_err is not finite (null in the JSON,
+  // which stays valid), "accuracy_failed" is true and the text says so.
+  void nonFiniteOutputFailsTheCheck_data() {
+    QTest::addColumn<float>("value");
+    QTest::addRow("NaN") << std::numeric_limits<float>::quiet_NaN();
+    QTest::addRow("Inf") << std::numeric_limits<float>::infinity();
+    QTest::addRow("-Inf") << -std::numeric_limits<float>::infinity();
+  }
+  void nonFiniteOutputFailsTheCheck() {
+    QFETCH(float, value);
+    const kernels::KernelVariant& naive = *kernels::findKernel("naive");
+    const kernels::MatmulProblem p{5, 7, 3};
+    kernels::SimulatedRun run = kernels::runSimulated(naive, p, 4, 0, {});
+    QVERIFY(std::isfinite(run.maxRelErr));
+    QCOMPARE(kernels::launchJson(naive, p, 4, run)["accuracy_failed"].get<bool>(), false);
+    run.out[4] = value;
+    const kernels::MatmulInputs in = kernels::makeInputs(p, false, 0);
+    run.maxRelErr = kernels::maxRelErr(run.out.data(), kernels::referenceMatmul(p, false, in));
+    QVERIFY(!std::isfinite(run.maxRelErr));
+    const nlohmann::ordered_json j = kernels::launchJson(naive, p, 4, run);
+    QVERIFY(j["max_rel_err"].is_null());
+    QCOMPARE(j["accuracy_failed"].get<bool>(), true);
+    QVERIFY(nlohmann::json::parse(j.dump()).is_object());
+    std::ostringstream text;
+    kernels::writeLaunchText(text, naive, p, 4, run);
+    QVERIFY2(
+        text.str().find("C holds NaN or Inf, so the accuracy check fails") != std::string::npos,
+        text.str().c_str());
   }
 
   void deterministic() {
