@@ -119,7 +119,7 @@ constexpr double kHostShare = 0.85;
 
 /// Refuses (std::invalid_argument) a workload whose host-side data does not fit before any
 /// strategy runs, naming each part, the bytes available and the threshold used. The host index
-/// q [N] int64 stays in host RAM on every device (as in the seed); the loop strategies keep
+/// q [N] int64 stays in host RAM on every device (as in the forum post); the loop strategies keep
 /// every row's result and autograd nodes alive (about 2.5 KiB per row, measured); on a device
 /// with data a and c, and the float64 references, live in host RAM too.
 void checkHostInputsFit(const RunConfig& c) {

@@ -1,5 +1,5 @@
 #pragma once
-// The strategies report as the table a person reads in a terminal: the seed's numbers (times
+// The strategies report as the table a person reads in a terminal: the forum post's numbers (times
 // and curMem/maxMem with their units, core/util/format_units.h; "-" for a run that failed),
 // warnings of failed accuracy checks, then what stayed alive and why.
 

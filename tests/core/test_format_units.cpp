@@ -23,10 +23,10 @@ class TestFormatUnits : public QObject {
     QTest::newRow("one KiB") << qint64(1024) << "1 KiB";
     QTest::newRow("3.5 KiB") << qint64(3584) << "3.5 KiB";
     QTest::newRow("small preset curMem") << qint64(2464153) << "2.35 MiB";
-    QTest::newRow("seed curMem 96 MiB") << qint64(96) * 1024 * 1024 << "96 MiB";
-    QTest::newRow("seed maxMem 160 MiB") << qint64(160) * 1024 * 1024 << "160 MiB";
-    QTest::newRow("seed 2144 MiB") << qint64(2144) * 1024 * 1024 << "2.09 GiB";
-    QTest::newRow("seed 2208 MiB") << qint64(2208) * 1024 * 1024 << "2.16 GiB";
+    QTest::newRow("forum curMem 96 MiB") << qint64(96) * 1024 * 1024 << "96 MiB";
+    QTest::newRow("forum maxMem 160 MiB") << qint64(160) * 1024 * 1024 << "160 MiB";
+    QTest::newRow("forum 2144 MiB") << qint64(2144) * 1024 * 1024 << "2.09 GiB";
+    QTest::newRow("forum 2208 MiB") << qint64(2208) * 1024 * 1024 << "2.16 GiB";
     QTest::newRow("97.03 MiB") << qint64(101744640) << "97 MiB";
     QTest::newRow("12.3 MiB") << qint64(12897485) << "12.3 MiB";
     QTest::newRow("1023.9 KiB rounds to the next unit") << qint64(1048473) << "1 MiB";

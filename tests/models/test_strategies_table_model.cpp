@@ -91,8 +91,8 @@ void TestStrategiesTableModel::displayHasUnits_data() {
   QTest::addColumn<QString>("maxMemText");
   QTest::newRow("microseconds, KiB") << 3.586e-5 << qint64(3584) << "35.9 us"
                                      << "3.5 KiB";
-  QTest::newRow("seed: ms, GiB") << 0.9036 << qint64(2208) * 1024 * 1024 << "904 ms"
-                                 << "2.16 GiB";
+  QTest::newRow("forum workload: ms, GiB") << 0.9036 << qint64(2208) * 1024 * 1024 << "904 ms"
+                                           << "2.16 GiB";
   QTest::newRow("seconds, MiB") << 2.34 << qint64(160) * 1024 * 1024 << "2.34 s"
                                 << "160 MiB";
 }
