@@ -1,15 +1,16 @@
 // matmulviz-cli strategies: the seed's gathered batched matmul with each strategy; prints or
 // writes the report (DESIGN.md, command-line contract).
+#include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/costmodel/cost_model.h"
 #include "core/io/npy.h"
-#include "core/memory/host_backing.h"
 #include "core/ops/ops.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
+#include "core/strategies/prepare_run.h"
 #include "core/strategies/preset.h"
 #include "core/util/parse_size.h"
 
@@ -110,21 +111,6 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   return in;
 }
 
-/// Host memory the inputs and float64 references take, before any strategy runs.
-int64_t hostInputBytes(const RunConfig& c) {
-  const Workload& w = c.workload;
-  // The engine's own bookkeeping: a loop strategy keeps every row's result (its tensor, storage
-  // and allocator record, and with grad its autograd nodes: about 2.5 KiB, measured) alive.
-  int64_t bookkeeping = 0;
-  for (const auto& s : c.strategies)
-    if (s == "strategy1" || s == "strategy2") bookkeeping = 2560 * w.n;
-  int64_t bytes = w.aBytes() + w.cBytes() + 8 * w.n + bookkeeping;
-  if (c.device == DeviceKind::Meta) return 8 * w.n + bookkeeping;
-  bytes += 8 * w.n * w.i * w.k;  // reference out
-  if (c.backward) bytes += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
-  return bytes;
-}
-
 costmodel::StrategyWorkload modelWorkload(const Workload& w) {
   return {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)};
 }
@@ -195,20 +181,15 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    const int64_t hostBytes = hostInputBytes(config);
-    const int64_t available = availableHostMemoryBytes();
-    if (static_cast<double>(hostBytes) > 0.85 * static_cast<double>(available))
-      throw std::invalid_argument(
-          "workload too large for this machine: its inputs and float64 "
-          "references (and the loop strategies' per-row bookkeeping) need " +
-          formatBytes(hostBytes) + " but only " + formatBytes(available) +
-          " are available; use --device meta "
-          "or smaller sizes");
+    preflight(config);  // before any allocation
     inputs = loadInputs(o, config);
     if (!o.gradOutputPath.empty())
       gradOutput = readInput(
           o.gradOutputPath, "--grad-output", {DType::Float32, DType::Float16, DType::Float64},
           {config.workload.n, config.workload.i, config.workload.k}, config.workload.dtype);
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
@@ -225,6 +206,9 @@ int run(const Options& o, const CLI::App& cmd) {
     StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
     runner.checkFitsInHostMemory(progress);
     report = runner.run(progress);
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
