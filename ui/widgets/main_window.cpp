@@ -121,6 +121,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildStatusBar() {
   statusText_ = new QLabel(tr("Ready"));
+  statusText_->setObjectName("statusText");
   progress_ = new QProgressBar;
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(260);
@@ -205,6 +206,7 @@ void MainWindow::wireRunner() {
   connect(runner_, &RunController::cancelled, this,
           [this](std::shared_ptr<const StrategiesReport>, const Scenario& scenario) {
             onFailed(tr("Cancelled by the user."), scenario);
+            statusText_->setText(tr("%1 cancelled").arg(scenario.label()));
           });
 }
 
