@@ -323,8 +323,9 @@ void MainWindow::saveSession() {
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   settings.setValue("window/view", tabs_->currentIndex());
-  settings.setValue("scenario",
-                    QString::fromUtf8(QJsonDocument(panel_->scenario().toJson()).toJson()));
+  // A lesson's scenario is temporary: the user's own is what the next start shows.
+  const Scenario own = beforeLesson_ ? *beforeLesson_ : panel_->scenario();
+  settings.setValue("scenario", QString::fromUtf8(QJsonDocument(own.toJson()).toJson()));
 }
 
 void MainWindow::restoreSession() {

@@ -11,6 +11,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMenu>
 #include <QSplitter>
 
@@ -70,10 +71,20 @@ void MainWindow::buildLessonsMenu(QMenu* view) {
   QMenu* lessons = view->addMenu(tr("&Lessons"));
   for (int i = 0; i < int(std::size(kLessons)); ++i)
     lessons->addAction(tr(kLessons[i].title), this, [this, i] { startLesson(i); });
+  lessons->addSeparator();
+  leaveLessonAction_ =
+      lessons->addAction(tr("&Back to my scenario"), this, &MainWindow::leaveLesson);
+  leaveLessonAction_->setToolTip(
+      tr("Leave the lessons: the scenario you had before the first lesson comes back"));
+  leaveLessonAction_->setEnabled(false);
 }
 
+// A lesson's scenario is temporary: the user's own is kept aside (and is what saveSession
+// writes), and comes back with leaveLesson(), when classroom mode ends, or on the next start.
 void MainWindow::startLesson(int lesson) {
   const Lesson& l = kLessons[lesson];
+  if (!beforeLesson_) beforeLesson_ = panel_->scenario();
+  leaveLessonAction_->setEnabled(true);
   Scenario s = panel_->scenario();
   if (l.preset) {
     if (!panel_->selectPreset(QString::fromLatin1(l.preset))) return;
@@ -91,8 +102,18 @@ void MainWindow::startLesson(int lesson) {
   }
 }
 
+void MainWindow::leaveLesson() {
+  if (!beforeLesson_) return;
+  const Scenario own = *beforeLesson_;
+  beforeLesson_.reset();
+  leaveLessonAction_->setEnabled(false);
+  panel_->setScenario(own);
+  statusText_->setText(tr("Back to your scenario (%1)").arg(own.label()));
+}
+
 void MainWindow::setClassroomMode(bool on) {
   if (on == classroom_) return;
+  if (!on) leaveLesson();
   classroom_ = on;
   classroomAction_->setChecked(on);
   if (on) {
