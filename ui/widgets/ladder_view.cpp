@@ -26,13 +26,15 @@ LadderView::LadderView(QWidget* parent) : QWidget(parent) {
       new QLabel(tr("The same product, the slow way first: each rung's speed-up over the "
                     "one before."));
   status_->setObjectName("ladderStatus");
+  status_->setWordWrap(true);  // a long reason (no GPU: why) wraps instead of widening the window
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   row->addWidget(run_);
   row->addWidget(cancel_);
   row->addWidget(status_, 1);
   layout->addLayout(row);
   chart_ = new LadderChart;
   chart_->setObjectName("ladderChart");
-  chart_->setMinimumHeight(160);
+  chart_->setMinimumHeight(90);  // with the Kernel view above, fits 720 px in classroom mode
   layout->addWidget(chart_, 1);
   watcher_ = new QFutureWatcher<std::shared_ptr<const kernels::LadderReport>>(this);
   connect(watcher_, &QFutureWatcherBase::finished, this, &LadderView::onFinished);

@@ -129,10 +129,11 @@ void MainWindow::setClassroomMode(bool on) {
   }
   // The scenario panel is for preparing a class; the lessons menu drives it while presenting.
   if (auto* dock = findChild<QDockWidget*>("scenarioDock")) dock->setVisible(!on);
-  // Large fonts need room: give the speed ladder a third of the Kernel tab while presenting.
+  // Large fonts need room: the speed ladder gets a quarter of the Kernel tab while presenting
+  // (its bars stay readable; the kernel's grid keeps the height of a 720 px projector).
   if (auto* split = findChild<QSplitter*>("kernelSplitter")) {
     const int h = std::max(split->height(), 600);
-    split->setSizes(on ? QList<int>{h * 2 / 3, h / 3} : QList<int>{h * 5 / 6, h / 6});
+    split->setSizes(on ? QList<int>{h * 3 / 4, h / 4} : QList<int>{h * 5 / 6, h / 6});
   }
   kernelView_->setPresentationMode(on);
   strategiesView_->setPresentationMode(on);
