@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -29,17 +30,26 @@ struct LadderArgs {
   std::string json;
 };
 
-/// "452.3 ms", "3.21 s", "81.0 us".
+/// Three significant digits in the unit that keeps the number at or above 1: "3.21 s",
+/// "452 ms", "81.0 us", "21.4 ns" (a 1x1 product's loop takes nanoseconds).
 std::string formatSeconds(double s) {
-  char buf[32];
-  if (s >= 1) {
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  }
-  return buf;
+  static constexpr std::pair<double, const char*> kUnits[] = {
+      {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  for (const auto& [scale, unit] : kUnits)
+    if (s >= scale || scale == 1e-9) {
+      const double v = s / scale;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.*f %s", v >= 100 ? 0 : v >= 10 ? 1 : 2, v, unit);
+      return buf;
+    }
+  return "?";
+}
+
+/// "1.99x", "16.5x", "198837x": whole numbers from 100 on, never an exponent.
+std::string formatSpeedup(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, x >= 100 ? "%.0fx" : "%.3gx", x);
+  return b;
 }
 
 nlohmann::ordered_json finiteOrNull(double v) {
@@ -96,11 +106,7 @@ void writeLadderText(std::ostream& os, const kernels::LadderReport& r) {
          << " skipped: " << g.skipped << "\n";
       continue;
     }
-    const std::string speedup = g.speedup > 0 ? [&] {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.3gx", g.speedup);
-      return std::string(b);
-    }() : std::string("-");
+    const std::string speedup = g.speedup > 0 ? formatSpeedup(g.speedup) : std::string("-");
     std::snprintf(line, sizeof line, "%-16s %11s %11.3g %10s %12.2g  %s\n", g.name.c_str(),
                   formatSeconds(g.seconds).c_str(), g.gflops, speedup.c_str(), g.maxRelErr,
                   g.what.c_str());
