@@ -27,14 +27,18 @@ namespace {
 
 constexpr int kRunMs = 120'000;
 
-/// Peak resident memory of this process so far (VmHWM of /proc/self/status), bytes.
-qint64 peakRssBytes() {
+/// A line of /proc/self/status in bytes: "VmHWM" (peak resident memory so far), "VmRSS".
+qint64 statusBytes(const QByteArray& key) {
   QFile f("/proc/self/status");
   if (!f.open(QIODevice::ReadOnly)) return -1;
   for (const QByteArray& line : f.readAll().split('\n'))
-    if (line.startsWith("VmHWM:"))
-      return line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
+    if (line.startsWith(key + ':'))
+      return line.mid(key.size() + 1).trimmed().split(' ').value(0).toLongLong() * 1024;
   return -1;
+}
+
+qint64 peakRssBytes() {
+  return statusBytes("VmHWM");
 }
 
 Scenario huge(DeviceKind device, int64_t n) {
@@ -97,6 +101,27 @@ class TestRunPreflight : public QObject {
     QVERIFY2(!message.contains("bad_alloc") && !message.contains("--"), qPrintable(message));
     QVERIFY2(clock.elapsed() < 10'000, "refused before the work, not after");
     QVERIFY2(peakRssBytes() - peakBefore < (qint64(256) << 20), "nothing large was allocated");
+  }
+
+  // The pages a run touched go back to the OS when it ends: c[q] of 256 MiB is not resident
+  // after direct has run (the engine's arena would keep it for the next run otherwise).
+  void memoryIsReleasedAfterARun() {
+    Scenario s = Scenario::fromPreset(loadPreset("small"));
+    s.config.workload = {16384, 64, 1, 64, 64, 256, DType::Float32};
+    s.config.strategies = {"direct"};
+    s.config.repeats = 1;
+    RunController controller;
+    QSignalSpy finished(&controller, &RunController::finished);
+    const qint64 before = statusBytes("VmRSS");
+    QVERIFY(controller.start(s));
+    QVERIFY(controller.wait(kRunMs));
+    QCOMPARE(finished.size(), 1);
+    const auto report = finished.front().front().value<std::shared_ptr<const StrategiesReport>>();
+    QVERIFY(report->runs.front().peak.allocatedBytes >= (qint64(256) << 20));
+    QVERIFY(peakRssBytes() - before >= (qint64(200) << 20));  // c[q] was touched
+    const qint64 after = statusBytes("VmRSS");
+    QVERIFY2(after - before < (qint64(100) << 20),
+             qPrintable(QStringLiteral("%1 MiB still resident").arg((after - before) >> 20)));
   }
 
   // The window: the message above the views, the run in the history and in the run table.
