@@ -96,28 +96,32 @@ class TestWindowGeometry : public QObject {
     QTest::addColumn<bool>("classroom");
     QTest::addColumn<int>("view");
     QTest::addColumn<QString>("error");
+    QTest::addColumn<int>("m");  // rows of C in the Kernel view's launch
     const QString longError = QStringLiteral("out of memory: ") + QString(300, 'x') +
                               QStringLiteral(" and a long sentence after it, ") + QString(200, 'y');
-    QTest::newRow("normal, Kernel") << false << 0 << QString();
-    QTest::newRow("normal, long error") << false << 0 << longError;
-    QTest::newRow("classroom, Kernel") << true << 0 << QString();
-    QTest::newRow("classroom, Strategies") << true << 1 << QString();
-    QTest::newRow("classroom, Memory") << true << 2 << QString();
-    QTest::newRow("classroom, Gradients") << true << 3 << QString();
-    QTest::newRow("classroom, Multi-head") << true << 4 << QString();
-    QTest::newRow("classroom, long error") << true << 0 << longError;
+    QTest::newRow("normal, Kernel") << false << 0 << QString() << 5;
+    QTest::newRow("normal, long error") << false << 0 << longError << 5;
+    QTest::newRow("classroom, Kernel") << true << 0 << QString() << 5;
+    QTest::newRow("classroom, Strategies") << true << 1 << QString() << 5;
+    QTest::newRow("classroom, Memory") << true << 2 << QString() << 5;
+    QTest::newRow("classroom, Gradients") << true << 3 << QString() << 5;
+    QTest::newRow("classroom, Multi-head") << true << 4 << QString() << 5;
+    QTest::newRow("classroom, long error") << true << 0 << longError << 5;
+    QTest::newRow("normal, Kernel 50000 x 10") << false << 0 << QString() << 50000;
+    QTest::newRow("classroom, Kernel 50000 x 10") << true << 0 << QString() << 50000;
   }
 
   void fitsA720pProjector() {
     QFETCH(bool, classroom);
     QFETCH(int, view);
     QFETCH(QString, error);
+    QFETCH(int, m);
     MainWindow w(dir_.filePath("history.json"));
     w.resize(1200, 700);
     w.show();
     w.showView(MainWindow::View(view));
-    w.kernelView()->setLaunch({"naive", 5, 784, 10, 16, 0});
-    QTest::qWait(50);
+    w.kernelView()->setLaunch({"naive", m, 784, 10, 16, 0});
+    QVERIFY(QTest::qWaitFor([&] { return !w.kernelView()->isSimulating(); }, 120'000));
     struct LeaveClassroom {  // the fonts are the application's: restore them on failure too
       MainWindow& w;
       ~LeaveClassroom() { w.setClassroomMode(false); }
