@@ -54,7 +54,7 @@ class TestLessons : public QObject {
     QTest::addColumn<QString>("leave");
     QTest::newRow("kernel lesson, menu") << "2. The 50000x10"
                                          << "menu";
-    QTest::newRow("strategies lesson on meta, menu") << "6. The seed's strategies"
+    QTest::newRow("strategies lesson on meta, menu") << "6. The forum post's strategies"
                                                      << "menu";
     QTest::newRow("two lessons, classroom mode ends") << "4. Shared-memory"
                                                       << "classroom";
@@ -67,7 +67,9 @@ class TestLessons : public QObject {
     w.scenarioPanel()->setScenario(own());
     if (leave == "classroom") {
       w.setClassroomMode(true);
-      action(w, "1. One block")->trigger();
+      QAction* first = action(w, "1. One block");
+      QVERIFY(first);
+      first->trigger();
     }
     QAction* start = action(w, lesson);
     QVERIFY(start);
@@ -96,7 +98,9 @@ class TestLessons : public QObject {
     {
       MainWindow w(dir_.filePath("history.json"));
       w.scenarioPanel()->setScenario(own());
-      action(w, "6. The seed's strategies")->trigger();
+      QAction* lesson = action(w, "6. The forum post's strategies");
+      QVERIFY(lesson);
+      lesson->trigger();
       QCOMPARE(w.scenarioPanel()->scenario().config.device, DeviceKind::Meta);
       w.runController()->cancel();
       QVERIFY(QTest::qWaitFor([&] { return !w.runController()->isRunning(); }, kRunMs));
