@@ -1,6 +1,7 @@
 // The main window stays on its screen (issue 17, point 12): a saved geometry larger than the
 // screen is restored shrunk and moved onto it; long texts (an error, the Kernel view's labels)
-// wrap instead of widening the window; classroom mode fits a 1280x720 projector.
+// wrap instead of widening the window; classroom mode fits a 1280x720 projector and normal mode,
+// with the scenario dock, a 1600x900 screen.
 
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/main_window.h"
@@ -23,7 +24,7 @@ QString widest(const QWidget& root, int over = 400, int depth = 0) {
   QString out;
   for (QObject* o : root.children()) {
     const auto* w = qobject_cast<const QWidget*>(o);
-    if (!w || !w->isVisibleTo(&root)) continue;
+    if (!w) continue;
     const QSize m = w->minimumSizeHint().expandedTo(w->minimumSize());
     if (m.width() > over)
       out += QStringLiteral("\n%1%2 '%3' %4x%5")
@@ -130,7 +131,10 @@ class TestWindowGeometry : public QObject {
     if (!error.isEmpty()) w.showError(error);
     QTest::qWait(50);
     const QSize min = minimumOf(w);
-    QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+    // Classroom mode: a 1280x720 projector (the scenario dock hidden). Normal mode, with the
+    // dock: a 1600x900 laptop screen.
+    const QSize screen = classroom ? QSize(1280, 720) : QSize(1600, 900);
+    QVERIFY2(min.width() <= screen.width() && min.height() <= screen.height(),
              qPrintable(QStringLiteral("needs %1x%2; widest: %3")
                             .arg(min.width())
                             .arg(min.height())
