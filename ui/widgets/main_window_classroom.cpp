@@ -7,6 +7,7 @@
 #include "ui/widgets/multihead_view.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
+#include "ui/widgets/window_geometry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -14,6 +15,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSplitter>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -122,6 +124,9 @@ void MainWindow::setClassroomMode(bool on) {
     QApplication::setFont(large);
     QApplication::setPalette(highContrastPalette());
     showFullScreen();
+    // Without a window manager (Xvfb, a bare projector session) full screen is not applied:
+    // at least keep the window on the screen.
+    QTimer::singleShot(0, this, [this] { keepOnScreen(this, true); });
   } else {
     QApplication::setFont(normalFont_);
     QApplication::setPalette(normalPalette_);

@@ -17,21 +17,34 @@ QRect clampToScreen(const QRect& window, const QRect& available) {
   return {x, y, w, h};
 }
 
+namespace {
+
+/// Sets `window`'s frame to `fitted` (its client area keeps the frame's margins).
+void setFrame(QWidget* window, const QRect& fitted) {
+  const QRect frame = window->frameGeometry(), client = window->geometry();
+  const QMargins margins(client.left() - frame.left(), client.top() - frame.top(),
+                         frame.right() - client.right(), frame.bottom() - client.bottom());
+  window->setGeometry(fitted.marginsRemoved(margins));
+}
+
+QRect areaFor(const QWidget* window, bool wholeScreen) {
+  const QScreen* screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return {};
+  return wholeScreen ? screen->geometry() : screen->availableGeometry();
+}
+
+}  // namespace
+
+void keepOnScreen(QWidget* window, bool wholeScreen) {
+  const QRect available = areaFor(window, wholeScreen);
+  const QRect fitted = clampToScreen(window->frameGeometry(), available);
+  if (available.isValid() && fitted != window->frameGeometry()) setFrame(window, fitted);
+}
+
 bool restoreGeometryOnScreen(QWidget* window, const QByteArray& saved) {
   const bool restored = !saved.isEmpty() && window->restoreGeometry(saved);
   if (!restored || window->isMaximized() || window->isFullScreen()) return restored;
-  QScreen* screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
-  if (!screen) return restored;
-  const QRect available = screen->availableGeometry();
-  // The frame (title bar, borders) around the client area counts; before the window is shown
-  // it is unknown, so the client area keeps a margin of what the frame usually takes.
-  const QRect frame = window->frameGeometry();
-  const QMargins margins(
-      window->geometry().left() - frame.left(), window->geometry().top() - frame.top(),
-      frame.right() - window->geometry().right(), frame.bottom() - window->geometry().bottom());
-  const QRect fitted = clampToScreen(frame, available);
-  if (fitted == frame) return restored;
-  window->setGeometry(fitted.marginsRemoved(margins));
+  keepOnScreen(window);
   return restored;
 }
 

@@ -19,4 +19,10 @@ QRect clampToScreen(const QRect& window, const QRect& available);
 /// screen window stays so. Returns whether `saved` was restored.
 bool restoreGeometryOnScreen(QWidget* window, const QByteArray& saved);
 
+/// Moves (and, down to its minimum size, shrinks) `window` so that its frame lies on its
+/// screen's available geometry (`wholeScreen`: the whole screen, as a full-screen window covers
+/// it); nothing when it already does. For a window that a window manager may not place (full
+/// screen with none running, as under Xvfb).
+void keepOnScreen(QWidget* window, bool wholeScreen = false);
+
 }  // namespace matmulviz::ui
