@@ -1,5 +1,7 @@
 #include "app/cli/cuda_option.h"
 
+#include "app/cli/bad_input_text.h"
+#include "core/strategies/prepare_run.h"
 #include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_probe.h"
 
@@ -11,10 +13,11 @@ std::optional<std::string> checkCudaDevice(DType dtype, bool offersMeta) {
     return "--device cuda: CUDA is not available: " + cuda.reason +
            (offersMeta ? ". Use --device cpu (real data) or --device meta (memory only)."
                        : ". Use --device cpu.");
-  if (dtype != DType::Float32)
-    throw std::invalid_argument("--dtype " + std::string(dtypeName(dtype)) +
-                                ": the engine computes on a CUDA device in float32 only for "
-                                "now; use --device cpu for 16-bit dtypes");
+  try {
+    checkDTypeOnDevice(dtype, DeviceKind::Cuda);  // the engine's rule (core/strategies)
+  } catch (const BadInput& e) {
+    throw std::invalid_argument(cliMessage(e));
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 // matmulviz-cli export: runs a strategies scenario with its memory timeline recorded and writes
 // the desktop app's charts (the same chart code, rendered with no display), the table, the JSON
 // report, the Chrome trace and CSVs into a folder. Prints the files written, one per line.
+#include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
@@ -8,6 +9,7 @@
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
+#include "core/strategies/prepare_run.h"
 #include "core/strategies/preset.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
@@ -177,7 +179,11 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    preflight(config);                     // sizes, devices, host RAM: before any allocation
     checkOutputDirectory(o.out, "--out");  // last: it creates the directory
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli export: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
@@ -187,10 +193,13 @@ int run(const Options& o, const CLI::App& cmd) {
   };
   StrategiesReport report;
   try {
-    const bool withData = config.device != DeviceKind::Meta;
-    StrategyRunner runner(config, makeRandomInputs(config.workload, config.seed, withData));
+    PreparedRun prepared = prepareRun(config);  // refuses before any allocation
+    StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
     runner.checkFitsInHostMemory(progress);
     report = runner.run(progress);
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli export: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;

@@ -1,15 +1,16 @@
 // matmulviz-cli strategies: the seed's gathered batched matmul with each strategy; prints or
 // writes the report (DESIGN.md, command-line contract).
+#include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "core/costmodel/cost_model.h"
 #include "core/io/npy.h"
-#include "core/memory/host_backing.h"
 #include "core/ops/ops.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
+#include "core/strategies/prepare_run.h"
 #include "core/strategies/preset.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
@@ -114,54 +115,6 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   return in;
 }
 
-/// Share of the available host memory a run may plan to use.
-constexpr double kHostShare = 0.85;
-
-/// Refuses (std::invalid_argument) a workload whose host-side data does not fit before any
-/// strategy runs, naming each part, the bytes available and the threshold used. The host index
-/// q [N] int64 stays in host RAM on every device (as in the forum post); the loop strategies keep
-/// every row's result and autograd nodes alive (about 2.5 KiB per row, measured); on a device
-/// with data a and c, and the float64 references, live in host RAM too.
-void checkHostInputsFit(const RunConfig& c) {
-  const Workload& w = c.workload;
-  std::vector<std::pair<std::string, int64_t>> parts;
-  parts.push_back({"the host index q [N] int64, N x 8 bytes", 8 * w.n});
-  const bool loops = std::any_of(c.strategies.begin(), c.strategies.end(), [](const auto& s) {
-    return s == "strategy1" || s == "strategy2";
-  });
-  if (loops)
-    parts.push_back({"the loop strategies' per-row bookkeeping, about 2.5 KiB x N", 2560 * w.n});
-  const int64_t onMeta = 8 * w.n + (loops ? 2560 * w.n : 0);  // what stays on the host on meta
-  if (c.device != DeviceKind::Meta) {
-    parts.push_back({"a and c", w.aBytes() + w.cBytes()});
-    int64_t ref = 8 * w.n * w.i * w.k;
-    if (c.backward) ref += 8 * (w.n * w.i * w.j + w.m * w.j * w.k + w.n * w.i * w.k);
-    parts.push_back({"the float64 references", ref});
-  }
-  int64_t total = 0;
-  std::string list;
-  for (const auto& [what, bytes] : parts) {
-    total += bytes;
-    list += (list.empty() ? "" : ", ") + what + ": " + formatSize(bytes);
-  }
-  const int64_t available = availableHostMemoryBytes();
-  const double limit = kHostShare * static_cast<double>(available);
-  if (static_cast<double>(total) <= limit) return;
-  std::string advice;
-  if (c.device != DeviceKind::Meta && static_cast<double>(onMeta) <= limit)
-    advice = "; use --device meta (memory only: then only q" +
-             std::string(loops ? " and the per-row bookkeeping" : "") +
-             " stay in host RAM) or smaller sizes";
-  else
-    advice = "; q" + std::string(loops ? " and the per-row bookkeeping" : "") +
-             " stay in host RAM even on --device meta, so use a smaller --n" +
-             (loops ? " or leave out strategy1 and strategy2" : "");
-  throw std::invalid_argument("workload too large for this machine: it needs " + formatSize(total) +
-                              " of host RAM (" + list + ") but this run may use at most " +
-                              formatSize(static_cast<int64_t>(limit)) + " (85% of the " +
-                              formatSize(available) + " available)" + advice);
-}
-
 costmodel::StrategyWorkload modelWorkload(const Workload& w) {
   return {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)};
 }
@@ -233,7 +186,7 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    checkHostInputsFit(config);
+    preflight(config);  // before any allocation
     inputs = loadInputs(o, config);
     if (!o.gradOutputPath.empty())
       gradOutput = readInput(
@@ -241,6 +194,9 @@ int run(const Options& o, const CLI::App& cmd) {
           {config.workload.n, config.workload.i, config.workload.k}, config.workload.dtype);
     // Last: it creates the directory, which a refused run must not leave behind.
     if (cmd.get_option("--save-dir")->count() > 0) checkOutputDirectory(o.saveDir, "--save-dir");
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;
@@ -257,6 +213,9 @@ int run(const Options& o, const CLI::App& cmd) {
     StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
     runner.checkFitsInHostMemory(progress);
     report = runner.run(progress);
+  } catch (const BadInput& e) {
+    std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
     return 2;

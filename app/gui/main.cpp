@@ -1,5 +1,6 @@
 // matmulviz: the desktop app. Composition only: options, the main window, and (for
 // scripts/screenshot) the screenshot tour.
+#include "app/gui/platform_choice.h"
 #include "app/gui/screenshot_tour.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/scenario_panel.h"
@@ -11,6 +12,10 @@
 #include <cstdio>
 
 int main(int argc, char** argv) {
+  if (const auto noDisplay = matmulviz::app::choosePlatform(argc, argv)) {
+    std::fprintf(stderr, "%s\n", noDisplay->c_str());
+    return 1;
+  }
   QApplication app(argc, argv);
   QApplication::setOrganizationName("matmulviz");
   QApplication::setApplicationName("matmulviz");

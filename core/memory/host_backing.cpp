@@ -67,6 +67,23 @@ void HostBacking::release(void* ptr, std::size_t bytes) noexcept {
   free_.emplace(offset, size);
 }
 
+int64_t HostBacking::releaseFreePages() {
+  std::lock_guard lock(mutex_);
+  int64_t released = 0;
+  for (const auto& [offset, size] : free_) {
+    if (offset >= highWater_) break;
+    const int64_t bytes = std::min(size, highWater_ - offset);
+    madvise(base_ + offset, static_cast<size_t>(bytes), MADV_DONTNEED);
+    released += bytes;
+  }
+  // The free range that reaches the end of the reservation starts where live data ends.
+  if (!free_.empty()) {
+    const auto& [offset, size] = *free_.rbegin();
+    if (offset + size == reserved_) highWater_ = std::min(highWater_, offset);
+  }
+  return released;
+}
+
 int64_t HostBacking::highWaterBytes() const {
   std::lock_guard lock(mutex_);
   return highWater_;

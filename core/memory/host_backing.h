@@ -31,6 +31,11 @@ class HostBacking final : public SegmentBacking {
   void release(void* ptr, std::size_t bytes) noexcept override;
   bool hasData() const override { return true; }
 
+  /// Gives the pages of every free range below the high-water mark back to the OS
+  /// (madvise(MADV_DONTNEED)); the ranges stay reserved and read as zeros when touched again.
+  /// Lowers the high-water mark to the end of the highest live range. Returns the bytes released.
+  int64_t releaseFreePages();
+
   /// Bytes of the reservation ever handed out at least once (the high-water mark): an upper
   /// bound of the pages touched, and so of what the cold runs paid for.
   int64_t highWaterBytes() const;
@@ -49,6 +54,14 @@ class MetaBacking final : public SegmentBacking {
   void release(void*, std::size_t) noexcept override {}
   bool hasData() const override { return false; }
 };
+
+/// Gives the pages of the cpu device's arena (the HostBacking every cpu device shares) that no
+/// live segment uses back to the OS (HostBacking::releaseFreePages; the next run touches them
+/// again, at about 2 s per GiB on a slow machine) and trims the C heap (malloc_trim), so an idle
+/// process holds only what is alive. For a long-lived front end between runs (the app after a
+/// run ends or is cancelled); the CLI exits instead. Returns the arena bytes released. Defined
+/// beside that arena (core/tensor/device.cpp).
+int64_t releaseUnusedHostMemory();
 
 /// Memory the OS says it can still give this process (MemAvailable of /proc/meminfo), bytes.
 int64_t availableHostMemoryBytes();

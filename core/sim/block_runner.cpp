@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
 #include <utility>
@@ -46,6 +47,76 @@ std::size_t pageSize() {
   return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
+/// A block's fiber stacks: `bytes / slotBytes` slots, each a guard page and a stack.
+struct StackRegion {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+  std::size_t slotBytes = 0;
+};
+
+/// Stack regions of finished launches, kept for the next ones. Mapping a block's stacks (an
+/// mprotect per guard page, an munmap after) and faulting their top pages in again cost about
+/// 4 ms a launch (perf: page faults in fiber::make, mprotect, munmap), far more than a small
+/// launch runs: the speed ladder's simulated 1x1 product took 4 ms. A few regions are kept
+/// (the app may simulate on two threads at once); each serves one BlockRunner at a time.
+class StackPool {
+ public:
+  /// A region of at least `threads` slots of `slotBytes`: a kept one, or freshly mapped.
+  /// Throws std::bad_alloc when it cannot be mapped.
+  StackRegion take(std::size_t slotBytes, std::size_t threads) {
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+        if (it->slotBytes != slotBytes || it->bytes < slotBytes * threads) continue;
+        const StackRegion r = *it;
+        kept_.erase(it);
+        return r;
+      }
+    }
+    return map(slotBytes, threads);
+  }
+
+  void give(StackRegion r) {
+#if defined(MATMULVIZ_ASAN)
+    // Frames that never returned leave parts of the stacks poisoned; the next user of the
+    // region (or a later mapping at the same address) must not inherit that.
+    ASAN_UNPOISON_MEMORY_REGION(r.base, r.bytes);
+#endif
+    std::lock_guard lock(mutex_);
+    if (kept_.size() < kKept) {
+      kept_.push_back(r);
+      return;
+    }
+    ::munmap(r.base, r.bytes);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 4;
+
+  static StackRegion map(std::size_t slotBytes, std::size_t threads) {
+    StackRegion r{nullptr, slotBytes * threads, slotBytes};
+    void* base = ::mmap(nullptr, r.bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    r.base = base;
+#if defined(MATMULVIZ_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(base, r.bytes);
+#endif
+    // Guard page below each stack: an overflowing kernel faults instead of corrupting another.
+    for (std::size_t t = 0; t < threads; ++t)
+      ::mprotect(static_cast<char*>(base) + t * slotBytes, pageSize(), PROT_NONE);
+    return r;
+  }
+
+  std::mutex mutex_;
+  std::vector<StackRegion> kept_;
+};
+
+StackPool& stackPool() {
+  static auto* pool = new StackPool;  // never destroyed: a runner may outlive static teardown
+  return *pool;
+}
+
 }  // namespace
 
 struct BlockRunner::Impl {
@@ -82,18 +153,9 @@ BlockRunner::BlockRunner(std::size_t threadsPerBlock, std::size_t stackBytes)
   const std::size_t want = stackBytes == 0 ? kDefaultStackBytes : stackBytes;
   impl_->stackBytes = (want + page - 1) / page * page;
   impl_->slotBytes = impl_->stackBytes + page;
-  impl_->regionBytes = impl_->slotBytes * threadsPerBlock;
-  void* region = ::mmap(nullptr, impl_->regionBytes, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (region == MAP_FAILED) throw std::bad_alloc();
-  impl_->region = region;
-#if defined(MATMULVIZ_ASAN)
-  ASAN_UNPOISON_MEMORY_REGION(region, impl_->regionBytes);
-#endif
-  for (std::size_t t = 0; t < threadsPerBlock; ++t) {
-    // Guard page below each stack: an overflowing kernel faults instead of corrupting another.
-    ::mprotect(static_cast<char*>(region) + t * impl_->slotBytes, page, PROT_NONE);
-  }
+  const StackRegion region = stackPool().take(impl_->slotBytes, threadsPerBlock);
+  impl_->region = region.base;
+  impl_->regionBytes = region.bytes;
   impl_->runner = static_cast<unsigned>(threadsPerBlock);
   impl_->current = impl_->runner;
   impl_->contexts.assign(threadsPerBlock + 1, nullptr);
@@ -109,13 +171,9 @@ BlockRunner::BlockRunner(std::size_t threadsPerBlock, std::size_t stackBytes)
 
 BlockRunner::~BlockRunner() {
   // Suspended threads sit at the end of their loop (or, after an exception, at a barrier); their
-  // stacks hold nothing that needs destroying beyond the kernel's own locals.
-#if defined(MATMULVIZ_ASAN)
-  // Their frames never returned, so AddressSanitizer still marks parts of the stacks as poisoned;
-  // a later mapping at the same address must not inherit that.
-  ASAN_UNPOISON_MEMORY_REGION(impl_->region, impl_->regionBytes);
-#endif
-  ::munmap(impl_->region, impl_->regionBytes);
+  // stacks hold nothing that needs destroying beyond the kernel's own locals. The region goes
+  // back to the pool for the next launch (the next runner makes fresh fibers on it).
+  stackPool().give({impl_->region, impl_->regionBytes, impl_->slotBytes});
 }
 
 void ThreadSlot::waitAtBarrier(const char* file, unsigned line) {

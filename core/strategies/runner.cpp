@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
 #include "core/ops/ops.h"
+#include "core/util/bad_input.h"
 
 #include <algorithm>
 #include <chrono>
@@ -196,13 +197,15 @@ void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
     if (progress) progress("checking the memory " + name + " needs (meta dry run)");
     const DryRun& d = dryRun(findStrategy(name));
     if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
-      throw std::invalid_argument(
-          "workload too large for this machine: " + name + " needs " +
-          formatBytes(d.peakReservedBytes) +
-          " of device memory at its peak (held in host RAM on "
-          "--device cpu) but only " +
-          formatBytes(available) +
-          " are available; use --device meta to see its memory without data, or smaller sizes");
+      throw BadInput("host memory", formatBytes(d.peakReservedBytes),
+                     "at most " + formatBytes(static_cast<int64_t>(0.85 * double(available))),
+                     "workload too large for this machine: " + name + " needs " +
+                         formatBytes(d.peakReservedBytes) +
+                         " of device memory at its peak (held in host RAM on the cpu device) "
+                         "but only " +
+                         formatBytes(available) +
+                         " are available; run it on the meta device to see its memory without "
+                         "data, or with smaller sizes");
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include "core/memory/host_backing.h"
 
+#include <malloc.h>
+
 #include <stdexcept>
 
 namespace matmulviz {
@@ -29,12 +31,16 @@ DeviceKind parseDeviceKind(std::string_view s) {
 
 namespace {
 
-SegmentBacking& backingFor(DeviceKind kind) {
+HostBacking& cpuBacking() {
   static HostBacking host;
+  return host;
+}
+
+SegmentBacking& backingFor(DeviceKind kind) {
   static MetaBacking meta;
   switch (kind) {
     case DeviceKind::Cpu:
-      return host;
+      return cpuBacking();
     case DeviceKind::Meta:
       return meta;
     default:
@@ -52,6 +58,12 @@ DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options,
                      const DeviceFactory& factory) {
   if (factory) return factory(options);
   return std::make_shared<DeviceContext>(kind, backingFor(kind), options);
+}
+
+int64_t releaseUnusedHostMemory() {
+  const int64_t released = cpuBacking().releaseFreePages();
+  malloc_trim(0);
+  return released;
 }
 
 }  // namespace matmulviz

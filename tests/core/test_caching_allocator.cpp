@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <cstring>
+
 using namespace matmulviz;
 
 namespace {
@@ -185,6 +187,32 @@ class TestCachingAllocator : public QObject {
     void* e = host.allocate(22 * MiB);  // everything merged back into one range
     QCOMPARE(e, a);
     QVERIFY_THROWS_EXCEPTION(std::bad_alloc, host.allocate(int64_t{2} << 30));
+  }
+
+  // What the app does after a run (issue 17, point 16): the pages of freed segments go back to
+  // the OS, while live ones keep their data; the reservation stays usable.
+  void hostBackingReleasesFreePages_data() {
+    QTest::addColumn<qint64>("liveBytes");
+    QTest::addColumn<qint64>("freedBytes");
+    QTest::newRow("all freed") << 0LL << 64 * MiB;
+    QTest::newRow("a live segment below the freed one") << 2 * MiB << 30 * MiB;
+  }
+  void hostBackingReleasesFreePages() {
+    QFETCH(qint64, liveBytes);
+    QFETCH(qint64, freedBytes);
+    HostBacking host(int64_t{1} << 30);
+    char* live = liveBytes ? static_cast<char*>(host.allocate(size_t(liveBytes))) : nullptr;
+    if (live) std::memset(live, 7, size_t(liveBytes));
+    auto* freed = static_cast<char*>(host.allocate(size_t(freedBytes)));
+    std::memset(freed, 1, size_t(freedBytes));  // touched: resident
+    host.release(freed, size_t(freedBytes));
+    QCOMPARE(host.releaseFreePages(), freedBytes);
+    QCOMPARE(host.highWaterBytes(), liveBytes);
+    QCOMPARE(host.releaseFreePages(), 0LL);  // nothing left to give back
+    if (live) QCOMPARE(int(live[liveBytes - 1]), 7);
+    auto* again = static_cast<char*>(host.allocate(size_t(freedBytes)));
+    QCOMPARE(again, freed);
+    QCOMPARE(int(again[0]), 0);  // fresh zero pages
   }
 
   void formatBytesLikePyTorch_data() {

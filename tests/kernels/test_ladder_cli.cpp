@@ -52,6 +52,32 @@ class TestLadderCli : public QObject {
              qPrintable(out));
   }
 
+  // A 1x1 product's rungs take nanoseconds to microseconds: each time keeps three significant
+  // digits in its unit (never "0.0 us"), each speed-up is a plain number (never "1.99e+05x").
+  void tinySizesKeepTheirPrecision_data() {
+    QTest::addColumn<QStringList>("sizes");
+    QTest::addRow("1x1x1") << QStringList{"--m", "1", "--k", "1", "--n", "1"};
+    QTest::addRow("3x2x5") << QStringList{"--m", "3", "--k", "2", "--n", "5"};
+  }
+  void tinySizesKeepTheirPrecision() {
+    QFETCH(QStringList, sizes);
+    const Result r = runCli(sizes + QStringList{"--repeats", "3"});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    const QRegularExpression time(QStringLiteral("^(\\w+)\\s+(\\d+(?:\\.\\d+)?) (s|ms|us|ns)\\s"));
+    int rungs = 0;
+    for (const QString& line : out.split('\n')) {
+      const auto m = time.match(line);
+      if (!m.hasMatch()) continue;
+      ++rungs;
+      QVERIFY2(m.captured(2).toDouble() > 0, qPrintable(line));
+      const QString digits = QString(m.captured(2)).remove('.');
+      QVERIFY2(digits.size() >= 3 || m.captured(2).toDouble() >= 100, qPrintable(line));
+      QVERIFY2(!line.contains(QRegularExpression("e[+-]\\d+x")), qPrintable(line));
+    }
+    QVERIFY2(rungs >= 4, qPrintable(out));  // simulated, loop, einsum, blas
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");

@@ -20,6 +20,8 @@ class TestStrategiesTableModel : public QObject {
   void displayHasUnits_data();
   void displayHasUnits();
   void failedResultShowsItsError();
+  void failedRunIsOneRow_data();
+  void failedRunIsOneRow();
   void csvHasOneLinePerRow();
   void resetOnClearAndLoad();
 };
@@ -138,6 +140,51 @@ void TestStrategiesTableModel::failedResultShowsItsError() {
   QCOMPARE(model.index(0, Col::Status).data(Qt::ToolTipRole).toString(), QString("out of memory"));
   QCOMPARE(model.index(0, Col::TimeMedianS).data().toString(), QString());
   QCOMPARE(model.index(0, Col::MaxMemMiB).data().toString(), QString("-"));
+}
+
+void TestStrategiesTableModel::failedRunIsOneRow_data() {
+  QTest::addColumn<QString>("error");
+  QTest::addColumn<bool>("successFirst");
+  QTest::newRow("refused before running") << "workload too large for this machine" << false;
+  QTest::newRow("cancelled, after a run") << "Cancelled by the user." << true;
+  QTest::newRow("out of host memory, after a run") << "Out of host memory" << true;
+}
+
+// A run that failed as a whole has no results; it still shows, marked failed, with its message.
+void TestStrategiesTableModel::failedRunIsOneRow() {
+  QFETCH(QString, error);
+  QFETCH(bool, successFirst);
+  RunHistory history;
+  StrategiesTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  model.setHistory(&history);
+  if (successFirst) history.append(entry(false, false, {"fused", "direct"}));
+  const int before = model.rowCount();
+  RunEntry failed;
+  failed.title = "huge";
+  failed.requiresGrad = "a";
+  failed.ok = false;
+  failed.error = error;
+  history.append(failed);
+  QCOMPARE(model.rowCount(), before + 1);
+  auto cell = [&](int col, int role = Qt::DisplayRole) {
+    return model.index(before, col).data(role).toString();
+  };
+  QCOMPARE(cell(Col::Title), QString("huge"));
+  QCOMPARE(cell(Col::Strategy), QString("(run failed)"));
+  QCOMPARE(cell(Col::RequiresGrad), QString("a"));
+  QCOMPARE(cell(Col::Status), error);
+  QCOMPARE(cell(Col::Status, Qt::ToolTipRole), error);
+  QCOMPARE(cell(Col::MaxMemMiB), QString());
+  QCOMPARE(model.rowRef(before).result, -1);
+  const QStringList lines = model.toCsv().split('\n', Qt::SkipEmptyParts);
+  QCOMPARE(lines.size(), before + 2);
+  QVERIFY2(lines.last().contains("(run failed)"), qPrintable(lines.last()));
+  // ... and after a reload (history.json)
+  QString loadError;
+  QVERIFY(history.fromJson(history.toJson(), &loadError));
+  QCOMPARE(model.rowCount(), before + 1);
+  QCOMPARE(cell(Col::Status), error);
 }
 
 void TestStrategiesTableModel::csvHasOneLinePerRow() {

@@ -14,6 +14,12 @@ QVariant finiteOrEmpty(double v) {
   return std::isfinite(v) ? QVariant(v) : QVariant();
 }
 
+/// A run that failed as a whole (bad input, out of host memory, cancelled) has no results: it
+/// shows as one row, marked failed, with its message.
+int rowsOf(const RunEntry& e) {
+  return e.results.isEmpty() ? 1 : static_cast<int>(e.results.size());
+}
+
 QString keptText(const StrategyResult& r) {
   QStringList lines;
   for (const auto& k : r.keptAlive)
@@ -63,16 +69,17 @@ void StrategiesTableModel::rebuildRows() {
   if (!history_) return;
   const auto& entries = history_->entries();
   for (int e = 0; e < entries.size(); ++e)
-    for (int r = 0; r < entries[e].results.size(); ++r) rows_.append({e, r});
+    for (int r = 0; r < rowsOf(entries[e]); ++r)
+      rows_.append({e, entries[e].results.isEmpty() ? -1 : r});
 }
 
 void StrategiesTableModel::onAppended(int index) {
   if (!history_ || index < 0 || index >= history_->size()) return;
-  const int count = static_cast<int>(history_->entries()[index].results.size());
-  if (count == 0) return;
+  const RunEntry& e = history_->entries()[index];
+  const int count = rowsOf(e);
   const int first = static_cast<int>(rows_.size());
   beginInsertRows({}, first, first + count - 1);
-  for (int r = 0; r < count; ++r) rows_.append({index, r});
+  for (int r = 0; r < count; ++r) rows_.append({index, e.results.isEmpty() ? -1 : r});
   endInsertRows();
 }
 
@@ -91,6 +98,7 @@ int StrategiesTableModel::columnCount(const QModelIndex& parent) const {
 
 QVariant StrategiesTableModel::raw(const RowRef& ref, int column) const {
   const RunEntry& e = history_->entries()[ref.entry];
+  if (ref.result < 0) return failedRunRaw(e, column);
   const StrategyResult& r = e.results[ref.result];
   switch (column) {
     case Run:
@@ -118,6 +126,23 @@ QVariant StrategiesTableModel::raw(const RowRef& ref, int column) const {
   }
 }
 
+QVariant StrategiesTableModel::failedRunRaw(const RunEntry& e, int column) const {
+  switch (column) {
+    case Run:
+      return e.id;
+    case Title:
+      return e.title;
+    case Strategy:
+      return QStringLiteral("(run failed)");
+    case RequiresGrad:
+      return e.requiresGrad;
+    case Status:
+      return e.error.isEmpty() ? QStringLiteral("failed") : e.error;
+    default:
+      return {};
+  }
+}
+
 QVariant StrategiesTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !history_ || index.row() >= rows_.size() || index.column() >= ColumnCount)
     return {};
@@ -131,6 +156,7 @@ QVariant StrategiesTableModel::data(const QModelIndex& index, int role) const {
                                                     : Qt::AlignLeft | Qt::AlignVCenter));
   }
   if (role == Qt::ToolTipRole) {
+    if (ref.result < 0) return history_->entries()[ref.entry].error;
     const StrategyResult& r = history_->entries()[ref.entry].results[ref.result];
     if (!r.ok) return r.error;
     const QString kept = keptText(r);

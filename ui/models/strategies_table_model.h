@@ -1,5 +1,6 @@
 #pragma once
-// The run history as a table: one row per (run, strategy), in history order. Updates
+// The run history as a table: one row per (run, strategy), in history order, and one row
+// marked "(run failed)" with its message for a run that failed as a whole. Updates
 // incrementally when the history appends a run, and resets when it is cleared or loaded.
 
 #include "ui/models/run_history.h"
@@ -34,7 +35,8 @@ class StrategiesTableModel : public QAbstractTableModel {
   void setHistory(const RunHistory* history);
   const RunHistory* history() const { return history_; }
 
-  /// Index into history()->entries() and into that entry's results of `row`.
+  /// Index into history()->entries() and into that entry's results of `row` (result -1: the
+  /// row of a run that failed as a whole, with no results).
   struct RowRef {
     int entry = -1, result = -1;
   };
@@ -58,6 +60,7 @@ class StrategiesTableModel : public QAbstractTableModel {
   void onAppended(int index);
   void rebuildRows();
   QVariant raw(const RowRef& ref, int column) const;
+  QVariant failedRunRaw(const RunEntry& e, int column) const;
 
   QPointer<const RunHistory> history_;
   QVector<RowRef> rows_;

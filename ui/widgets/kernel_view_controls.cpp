@@ -55,6 +55,10 @@ void KernelView::buildControls() {
   Controls& c = *c_;
   c.kernel = new QComboBox;
   addKernelItems(c.kernel);
+  // As wide as a short name, not the longest ("... (faulty, for teaching)"): the launch row must
+  // fit a 1280 px projector in classroom mode. The list shows the names in full.
+  c.kernel->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  c.kernel->setMinimumContentsLength(16);
   c.kernel->setToolTip(
       QStringLiteral("kernel variant (kernels/0*_*.h); gather_bmm is batched "
                      "and is not drawn here; those marked faulty are wrong on purpose, to "
@@ -125,9 +129,14 @@ void KernelView::buildLayout() {
                                 .arg(KernelLaunchLimits::maxDim)
                                 .arg(KernelLaunchLimits::maxTpb));
   ranges->setEnabled(false);
-  launchRow->addWidget(ranges);
   launchRow->addWidget(c.run);
-  launchRow->addWidget(c.status, 1);
+  launchRow->addStretch(1);
+  // The ranges and the launch's status on a row of their own: beside the fields they made the
+  // window 1684 px wide in classroom mode, or wrapped into four lines that took the canvas's
+  // height on a 1280x720 projector.
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(ranges);
+  statusRow->addWidget(c.status, 1);
 
   auto* playRow = new QHBoxLayout;
   for (QWidget* w : std::initializer_list<QWidget*>{c.start, c.back, c.play, c.forward, c.end,
@@ -154,6 +163,7 @@ void KernelView::buildLayout() {
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(launchRow);
+  layout->addLayout(statusRow);
   layout->addLayout(playRow);
   layout->addWidget(c.splitter, 1);
 }

@@ -10,6 +10,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace matmulviz::ui {
+namespace {
+constexpr int kChartMinHeight = 160;  ///< px: four bars and their labels in normal fonts
+}  // namespace
 
 LadderView::LadderView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -26,13 +29,15 @@ LadderView::LadderView(QWidget* parent) : QWidget(parent) {
       new QLabel(tr("The same product, the slow way first: each rung's speed-up over the "
                     "one before."));
   status_->setObjectName("ladderStatus");
+  status_->setWordWrap(true);  // a long reason (no GPU: why) wraps instead of widening the window
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   row->addWidget(run_);
   row->addWidget(cancel_);
   row->addWidget(status_, 1);
   layout->addLayout(row);
   chart_ = new LadderChart;
   chart_->setObjectName("ladderChart");
-  chart_->setMinimumHeight(160);
+  chart_->setMinimumHeight(kChartMinHeight);
   layout->addWidget(chart_, 1);
   watcher_ = new QFutureWatcher<std::shared_ptr<const kernels::LadderReport>>(this);
   connect(watcher_, &QFutureWatcherBase::finished, this, &LadderView::onFinished);
@@ -105,6 +110,9 @@ void LadderView::onFinished() {
 
 void LadderView::setPresentationMode(bool on) {
   chart_->setPresentationMode(on);
+  // Below the Kernel view in large fonts, the tab must still fit a 1280x720 projector; classroom
+  // mode gives the ladder a quarter of the tab anyway.
+  chart_->setMinimumHeight(on ? kChartMinHeight * 9 / 16 : kChartMinHeight);
 }
 
 }  // namespace matmulviz::ui

@@ -12,6 +12,7 @@
 #include "ui/widgets/run_controller.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
+#include "ui/widgets/window_geometry.h"
 
 #include <QAction>
 #include <QApplication>
@@ -69,6 +70,8 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   banner_ = new QLabel(central);
   banner_->setObjectName("errorBanner");
   banner_->setWordWrap(true);
+  // Wrapped, and never wider than the window: a long word (a path) is clipped, not widening it.
+  banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   banner_->setStyleSheet("background: #fdecea; color: #8a1c14; padding: 6px;");
   banner_->hide();
@@ -121,6 +124,10 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildStatusBar() {
   statusText_ = new QLabel(tr("Ready"));
+  statusText_->setObjectName("statusText");
+  // One line that may be cut at the window's edge (errors also show, wrapped, above the
+  // views): a long message must not widen the window.
+  statusText_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   progress_ = new QProgressBar;
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(260);
@@ -205,6 +212,7 @@ void MainWindow::wireRunner() {
   connect(runner_, &RunController::cancelled, this,
           [this](std::shared_ptr<const StrategiesReport>, const Scenario& scenario) {
             onFailed(tr("Cancelled by the user."), scenario);
+            statusText_->setText(tr("%1 cancelled").arg(scenario.label()));
           });
 }
 
@@ -321,13 +329,14 @@ void MainWindow::saveSession() {
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   settings.setValue("window/view", tabs_->currentIndex());
-  settings.setValue("scenario",
-                    QString::fromUtf8(QJsonDocument(panel_->scenario().toJson()).toJson()));
+  // A lesson's scenario is temporary: the user's own is what the next start shows.
+  const Scenario own = beforeLesson_ ? *beforeLesson_ : panel_->scenario();
+  settings.setValue("scenario", QString::fromUtf8(QJsonDocument(own.toJson()).toJson()));
 }
 
 void MainWindow::restoreSession() {
   QSettings settings;
-  if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
+  if (!restoreGeometryOnScreen(this, settings.value("window/geometry").toByteArray()))
     applyFirstStartGeometry(*this);
   if (!restoreState(settings.value("window/state").toByteArray())) {
     // A fresh settings folder: once shown, the Scenario dock gets its panel's natural width.

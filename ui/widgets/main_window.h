@@ -10,6 +10,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QLabel;
@@ -41,6 +42,8 @@ class MainWindow : public QMainWindow {
   /// Classroom mode: full screen, larger fonts, high-contrast palette, large narration.
   void setClassroomMode(bool on);
   bool classroomMode() const { return classroom_; }
+  /// True while a lesson's temporary scenario is shown (View > Lessons).
+  bool inLesson() const { return beforeLesson_.has_value(); }
 
   ScenarioPanel* scenarioPanel() const { return panel_; }
   KernelView* kernelView() const { return kernelView_; }
@@ -59,6 +62,8 @@ class MainWindow : public QMainWindow {
   void cancelRun();
   void openPresetFile();
   void exportAll();
+  /// Shows `message` above the views (wrapped: a long message never widens the window).
+  void showError(const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -71,11 +76,12 @@ class MainWindow : public QMainWindow {
   void onFinished(std::shared_ptr<const StrategiesReport> report, const Scenario& scenario,
                   double wallSeconds);
   void onFailed(const QString& message, const Scenario& scenario);
-  void showError(const QString& message);
   void restoreSession();
   void saveSession();
   void saveHistory();
   void startLesson(int lesson);
+  /// Back to the scenario the user had before the first lesson (a lesson's is temporary).
+  void leaveLesson();
 
   ScenarioPanel* panel_ = nullptr;
   QTabWidget* tabs_ = nullptr;
@@ -92,6 +98,8 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QAction* classroomAction_ = nullptr;
+  QAction* leaveLessonAction_ = nullptr;
+  std::optional<Scenario> beforeLesson_;  ///< set while a lesson's scenario is shown
   QString historyPath_;
   std::shared_ptr<const StrategiesReport> lastReport_;
   bool classroom_ = false;

@@ -7,12 +7,15 @@
 #include "ui/widgets/multihead_view.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
+#include "ui/widgets/window_geometry.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMenu>
 #include <QSplitter>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -70,10 +73,20 @@ void MainWindow::buildLessonsMenu(QMenu* view) {
   QMenu* lessons = view->addMenu(tr("&Lessons"));
   for (int i = 0; i < int(std::size(kLessons)); ++i)
     lessons->addAction(tr(kLessons[i].title), this, [this, i] { startLesson(i); });
+  lessons->addSeparator();
+  leaveLessonAction_ =
+      lessons->addAction(tr("&Back to my scenario"), this, &MainWindow::leaveLesson);
+  leaveLessonAction_->setToolTip(
+      tr("Leave the lessons: the scenario you had before the first lesson comes back"));
+  leaveLessonAction_->setEnabled(false);
 }
 
+// A lesson's scenario is temporary: the user's own is kept aside (and is what saveSession
+// writes), and comes back with leaveLesson(), when classroom mode ends, or on the next start.
 void MainWindow::startLesson(int lesson) {
   const Lesson& l = kLessons[lesson];
+  if (!beforeLesson_) beforeLesson_ = panel_->scenario();
+  leaveLessonAction_->setEnabled(true);
   Scenario s = panel_->scenario();
   if (l.preset) {
     if (!panel_->selectPreset(QString::fromLatin1(l.preset))) return;
@@ -91,8 +104,18 @@ void MainWindow::startLesson(int lesson) {
   }
 }
 
+void MainWindow::leaveLesson() {
+  if (!beforeLesson_) return;
+  const Scenario own = *beforeLesson_;
+  beforeLesson_.reset();
+  leaveLessonAction_->setEnabled(false);
+  panel_->setScenario(own);
+  statusText_->setText(tr("Back to your scenario (%1)").arg(own.label()));
+}
+
 void MainWindow::setClassroomMode(bool on) {
   if (on == classroom_) return;
+  if (!on) leaveLesson();
   classroom_ = on;
   classroomAction_->setChecked(on);
   if (on) {
@@ -101,6 +124,9 @@ void MainWindow::setClassroomMode(bool on) {
     QApplication::setFont(large);
     QApplication::setPalette(highContrastPalette());
     showFullScreen();
+    // Without a window manager (Xvfb, a bare projector session) full screen is not applied:
+    // at least keep the window on the screen.
+    QTimer::singleShot(0, this, [this] { keepOnScreen(this, true); });
   } else {
     QApplication::setFont(normalFont_);
     QApplication::setPalette(normalPalette_);
@@ -108,10 +134,11 @@ void MainWindow::setClassroomMode(bool on) {
   }
   // The scenario panel is for preparing a class; the lessons menu drives it while presenting.
   if (auto* dock = findChild<QDockWidget*>("scenarioDock")) dock->setVisible(!on);
-  // Large fonts need room: give the speed ladder a third of the Kernel tab while presenting.
+  // Large fonts need room: the speed ladder gets a quarter of the Kernel tab while presenting
+  // (its bars stay readable; the kernel's grid keeps the height of a 720 px projector).
   if (auto* split = findChild<QSplitter*>("kernelSplitter")) {
     const int h = std::max(split->height(), 600);
-    split->setSizes(on ? QList<int>{h * 2 / 3, h / 3} : QList<int>{h * 5 / 6, h / 6});
+    split->setSizes(on ? QList<int>{h * 3 / 4, h / 4} : QList<int>{h * 5 / 6, h / 6});
   }
   kernelView_->setPresentationMode(on);
   strategiesView_->setPresentationMode(on);

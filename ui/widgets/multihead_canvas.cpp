@@ -1,5 +1,6 @@
 #include "ui/widgets/multihead_canvas.h"
 
+#include <QLinearGradient>
 #include <QPainter>
 
 #include <algorithm>
@@ -14,6 +15,9 @@ QColor diverging(double v, double maxAbs) {
   const int fade = int(255 * (1 - std::abs(x)));
   return x >= 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
 }
+
+/// Room right of O3 for its colour scale: the bar and its labels.
+constexpr double kScaleWidth = 84;
 
 }  // namespace
 
@@ -151,7 +155,7 @@ void MultiheadCanvas::drawO3(QPainter& p, const QRectF& area) const {
                tr("No important token: O3 is empty (t = 0)."));
     return;
   }
-  const QRectF grid = area.adjusted(70, 32, 0, -4);
+  const QRectF grid = area.adjusted(70, 32, -kScaleWidth, -4);
   const int64_t cols = c.numHeads * c.e;
   const std::vector<double> o = report_->O3.toDoubles();
   double maxAbs = 0;
@@ -178,6 +182,24 @@ void MultiheadCanvas::drawO3(QPainter& p, const QRectF& area) const {
   if (rows < report_->t)
     p.drawText(QRectF(grid.left(), grid.top() + double(rows) * ch, grid.width(), 20), Qt::AlignLeft,
                tr("… %1 more rows").arg(report_->t - rows));
+  const double barHeight = std::max(double(rows) * ch, std::min(grid.height(), 90.0));
+  drawColorScale(p, QRectF(grid.right() + 12, grid.top(), kScaleWidth - 12, barHeight), maxAbs);
+}
+
+void MultiheadCanvas::drawColorScale(QPainter& p, const QRectF& area, double maxAbs) const {
+  const QRectF bar(area.left(), area.top() + 8, 14, std::max(area.height() - 16, 30.0));
+  QLinearGradient gradient(bar.topLeft(), bar.bottomLeft());
+  gradient.setColorAt(0.0, diverging(1, 1));
+  gradient.setColorAt(0.5, diverging(0, 1));
+  gradient.setColorAt(1.0, diverging(-1, 1));
+  p.fillRect(bar, gradient);
+  p.setPen(QPen(palette().color(QPalette::WindowText), 1));
+  p.drawRect(bar);
+  const QRectF labels(bar.right() + 4, bar.top() - 8, area.right() - bar.right() - 4, 16);
+  const QString max = QString::number(maxAbs, 'g', 3);
+  p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, "+" + max);
+  p.drawText(labels.translated(0, bar.height() / 2), Qt::AlignLeft | Qt::AlignVCenter, "0");
+  p.drawText(labels.translated(0, bar.height()), Qt::AlignLeft | Qt::AlignVCenter, "-" + max);
 }
 
 }  // namespace matmulviz::ui

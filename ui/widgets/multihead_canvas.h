@@ -1,7 +1,8 @@
 #pragma once
 // The drawing of the Multi-head view (the multi-head assignment): A1 of one batch row split into
 // heads (column blocks, one colour each), the importance mask over [b, s] (P's value as grey, the
-// important tokens highlighted), and O3 [t, nh, e] with its rows labelled by token.
+// important tokens highlighted), and O3 [t, nh, e] with its rows labelled by token and its
+// colour scale.
 
 #include "core/multihead/multihead_report.h"
 
@@ -28,6 +29,8 @@ class MultiheadCanvas : public QWidget {
   void drawHeads(QPainter& p, const QRectF& area) const;
   void drawMask(QPainter& p, const QRectF& area) const;
   void drawO3(QPainter& p, const QRectF& area) const;
+  /// O3's colour scale: a vertical bar from +maxAbs (red) through 0 (white) to -maxAbs (blue).
+  void drawColorScale(QPainter& p, const QRectF& area, double maxAbs) const;
   void title(QPainter& p, const QRectF& area, const QString& text) const;
 
   std::shared_ptr<const MultiheadReport> report_;

@@ -9,6 +9,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -88,6 +89,11 @@ QWidget* MultiheadView::buildControls() {
   batch_->setRange(0, 1);
   batch_->setToolTip(tr("The batch row whose A1 is drawn split into heads"));
   form->addRow(tr("draw batch"), batch_);
+  auto* runButton = new QPushButton(tr("Run"));
+  runButton->setObjectName("mh_run");
+  runButton->setToolTip(tr("Run matmul_with_importance with these sizes (sliders run it too)"));
+  connect(runButton, &QPushButton::clicked, this, &MultiheadView::run);
+  form->addRow(runButton);
   error_ = new QLabel;
   error_->setWordWrap(true);
   error_->setStyleSheet("color: #b00020;");

@@ -1,5 +1,7 @@
 #include "ui/widgets/run_controller.h"
 
+#include "core/memory/host_backing.h"
+#include "core/strategies/prepare_run.h"
 #include "kernels/cuda/cuda_device.h"
 
 #include <QCoreApplication>
@@ -10,6 +12,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 namespace matmulviz::ui {
 
@@ -60,18 +63,41 @@ double RunController::fractionOf(const std::string& message, const Scenario& s) 
   return -1;
 }
 
+namespace {
+
+/// A refusal in the scenario panel's words: its field label ("N", "dtype", "device memory"),
+/// or the reason alone when no field of the panel sets it (the host memory a workload needs).
+QString panelMessage(const BadInput& e) {
+  const QString reason = QString::fromStdString(e.reason());
+  if (e.field() == "host memory") return reason;
+  const QString field = QString::fromStdString(e.field());
+  return (field.size() == 1 ? field.toUpper() : field) + QStringLiteral(": ") + reason;
+}
+
+QString outOfHostMemoryMessage() {
+  return QCoreApplication::translate(
+      "RunController",
+      "Out of host memory: this machine could not give the run the memory it asked for. Try "
+      "smaller sizes, fewer strategies, or the meta device (memory only, no data).");
+}
+
+}  // namespace
+
 void RunController::work(const Scenario& scenario) {
   QElapsedTimer clock;
   clock.start();
   auto post = [this](auto fn) { QMetaObject::invokeMethod(this, fn, Qt::QueuedConnection); };
+  auto fail = [&](const QString& message) {
+    post([this, message, scenario] { emit failed(message, scenario); });
+  };
   try {
     RunConfig config = scenario.config;
     config.recordTimeline = true;
     config.keepOutputs = true;
-    kernels::cuda::useCudaDeviceIfAsked(config);  // its run fails saying why without a GPU
-    const bool withData = config.device != DeviceKind::Meta;
-    Inputs inputs = makeRandomInputs(config.workload, config.seed, withData);
-    StrategyRunner runner(config, inputs);
+    kernels::cuda::useCudaDeviceIfAsked(config);           // its run fails saying why without a GPU
+    PreparedRun prepared = prepareRun(std::move(config));  // refuses before any allocation
+    const bool withData = prepared.config.device != DeviceKind::Meta;
+    StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
     ProgressFn progressFn = [&](const std::string& message) {
       const double f = fractionOf(message, scenario);
       const QString text = QString::fromStdString(message);
@@ -84,10 +110,14 @@ void RunController::work(const Scenario& scenario) {
       post([this, report, scenario] { emit cancelled(report, scenario); });
     else
       post([this, report, scenario, wall] { emit finished(report, scenario, wall); });
+  } catch (const BadInput& e) {
+    fail(panelMessage(e));
+  } catch (const std::bad_alloc&) {
+    fail(outOfHostMemoryMessage());
   } catch (const std::exception& e) {
-    const QString message = QString::fromUtf8(e.what());
-    post([this, message, scenario] { emit failed(message, scenario); });
+    fail(QString::fromUtf8(e.what()));
   }
+  releaseUnusedHostMemory();  // the run's inputs, references and arena pages (not the report)
 }
 
 }  // namespace matmulviz::ui

@@ -194,6 +194,10 @@ QWidget* ScenarioPanel::buildKernelGroup() {
   auto* form = new QFormLayout(box);
   kernel_ = new QComboBox(box);
   kernel_->setObjectName("kernel");
+  // As wide as a short name, not the longest ("... (faulty, for teaching)"), which made the
+  // dock, and so the window, wider than a laptop screen. The list shows the names in full.
+  kernel_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  kernel_->setMinimumContentsLength(16);
   addKernelItems(kernel_);
   kernel_->setToolTip(
       tr("Kernel variant (kernels/0*_*.h); those marked faulty are wrong on purpose, to show "
