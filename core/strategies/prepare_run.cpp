@@ -2,6 +2,7 @@
 
 #include "core/memory/caching_allocator.h"
 #include "core/memory/host_backing.h"
+#include "core/util/format_units.h"
 
 #include <algorithm>
 #include <string>
@@ -53,8 +54,8 @@ void checkHostMemory(const RunConfig& c) {
   const auto limit = static_cast<int64_t>(kHostMemoryShare * static_cast<double>(available));
   if (need <= limit) return;
   const std::string amounts =
-      "would take " + formatBytes(need) + " but only " + formatBytes(available) +
-      " are available (the limit is 85% of that, " + formatBytes(limit) + ")";
+      "would take " + formatSize(need) + " but only " + formatSize(available) +
+      " are available (the limit is 85% of that, " + formatSize(limit) + ")";
   const Workload& w = c.workload;
   std::string reason;
   if (c.device == DeviceKind::Meta) {
@@ -63,14 +64,14 @@ void checkHostMemory(const RunConfig& c) {
              (runsLoopStrategy(c) ? " and the loop strategies' per-row bookkeeping (about "
                                     "2.5 KiB a row)"
                                   : "") +
-             " " + amounts + "; use a smaller n";
+             " " + amounts + "; use a smaller N (the rows of a and q)";
   } else {
     reason =
         "workload too large for this machine: its inputs and float64 references" +
         std::string(runsLoopStrategy(c) ? " (and the loop strategies' per-row bookkeeping)" : "") +
         " " + amounts + "; run it on the meta device (memory only) or with smaller sizes";
   }
-  throw BadInput("host memory", formatBytes(need), "at most " + formatBytes(limit), reason);
+  throw BadInput("host memory", formatSize(need), "at most " + formatSize(limit), reason);
 }
 
 }  // namespace

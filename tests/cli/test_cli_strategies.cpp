@@ -231,7 +231,7 @@ void TestCliStrategies::badInput_data() {
   // q [N] int64 stays in host RAM on meta too: the message says so, and the threshold.
   row("q too large for RAM on meta",
       {"--device", "meta", "--n", "1000000000000", "--strategies", "direct"}, "",
-      {"host index q", "N x 8 bytes", "7.28 TiB", "85% of the", "smaller --n"});
+      {"host index q", "8 bytes a row", "7.28 TiB", "85% of that", "smaller N"});
   // a [2e9, 2, 5] float32 alone is 80 GB: refused before allocating, pointing at meta.
   row("too large for RAM on cpu", {"--n", "2000000000", "--m", "1000000"}, "", {"meta"});
 }

@@ -5,6 +5,7 @@
 
 #include "core/memory/host_backing.h"
 #include "core/strategies/prepare_run.h"
+#include "core/util/format_units.h"
 
 #include <QtTest/QtTest>
 
@@ -110,7 +111,7 @@ class TestPrepareRun : public QObject {
       QVERIFY2(reason.contains("GiB") && reason.contains("available") && reason.contains("85%"),
                qPrintable(reason));
       QCOMPARE(QString::fromStdString(e.value()),
-               QString::fromStdString(formatBytes(hostInputBytes(c))));
+               QString::fromStdString(formatSize(hostInputBytes(c))));
     }
   }
 
