@@ -119,8 +119,8 @@ kernels::LadderOptions parseLadderArgs(const LadderArgs& a) {
   if (need > 0.85 * static_cast<double>(available)) {
     throw std::invalid_argument("--m " + a.m + " --k " + a.k + " --n " + a.n +
                                 ": too large for this machine: the ladder needs about " +
-                                formatBytes(static_cast<std::int64_t>(need)) + " but only " +
-                                formatBytes(available) + " are available");
+                                formatSize(static_cast<std::int64_t>(need)) + " but only " +
+                                formatSize(available) + " are available");
   }
   return o;
 }

@@ -237,8 +237,8 @@ int runLaunch(const LaunchOptions& o) {
       throw std::invalid_argument(
           "sizes too large for this machine: inputs, output and float64 "
           "reference need " +
-          formatBytes(need) + (sim.trace ? " plus the trace cap" : "") + " but only " +
-          formatBytes(available) + " are available");
+          formatSize(need) + (sim.trace ? " plus the trace cap" : "") + " but only " +
+          formatSize(available) + " are available");
     }
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli launch: " << e.what() << "\n";

@@ -5,7 +5,8 @@
 #include "tests/models/strategies_fixture.h"
 #include "ui/models/memory_timeline_model.h"
 
-#include "core/memory/caching_allocator.h"  // formatBytes
+#include "core/memory/caching_allocator.h"
+#include "core/util/format_units.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest/QtTest>
@@ -142,7 +143,7 @@ void TestMemoryTimelineModel::onePeakWithBackward() {
   QCOMPARE(model.statementPeakEvent(),
            int(std::max_element(allocated.begin(), allocated.begin() + end) - allocated.begin()));
   const QString text = model.peakText();
-  QVERIFY2(text.startsWith(QString::fromStdString(formatBytes(*top)) +
+  QVERIFY2(text.startsWith(QString::fromStdString(formatSize(*top)) +
                            QStringLiteral(" at event %1 (op ").arg(model.peakEvent())),
            qPrintable(text));
   QCOMPARE(text.contains("during backward"), backward && model.peakEvent() >= end);

@@ -3,7 +3,7 @@
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/strategies_table_model.h"  // csvField
 
-#include "core/memory/caching_allocator.h"  // formatBytes
+#include "core/util/format_units.h"
 
 #include <qcustomplot.h>
 
@@ -268,7 +268,7 @@ void MemoryTimelineChart::setValueRange() {
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
   title->setText(title->text() +
                  QStringLiteral("\n(scaled to allocated: reserved reaches %1, above the chart)")
-                     .arg(QString::fromStdString(formatBytes(qint64(lines * kMiB)))));
+                     .arg(QString::fromStdString(formatSize(qint64(lines * kMiB)))));
 }
 
 void MemoryTimelineChart::markPeak() {

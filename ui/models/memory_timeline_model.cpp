@@ -1,6 +1,6 @@
 #include "ui/models/memory_timeline_model.h"
 
-#include "core/memory/caching_allocator.h"  // formatBytes
+#include "core/util/format_units.h"
 
 #include "ui/models/strategies_table_model.h"  // csvField
 
@@ -155,7 +155,7 @@ QString MemoryTimelineModel::peakText() const {
   if (statementEndEvent_ >= 0 && peakEvent_ >= statementEndEvent_)
     where += QStringLiteral(", during backward");
   return QStringLiteral("%1 at event %2 (%3)")
-      .arg(QString::fromStdString(formatBytes(peakAllocatedBytes())))
+      .arg(QString::fromStdString(formatSize(peakAllocatedBytes())))
       .arg(peakEvent_)
       .arg(where);
 }

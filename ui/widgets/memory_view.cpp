@@ -1,4 +1,5 @@
 #include "ui/widgets/memory_view.h"
+#include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
 #include "ui/charts/memory_timeline_chart.h"
@@ -97,12 +98,12 @@ bool MemoryView::showStrategy(const QString& strategy) {
                        .arg(model_->peakText());
     if (model_->statementPeakEvent() != model_->peakEvent())
       text += tr("; maxMem of the statement %1 at event %2")
-                  .arg(QString::fromStdString(formatBytes(model_->statementPeakBytes())))
+                  .arg(QString::fromStdString(formatSize(model_->statementPeakBytes())))
                   .arg(model_->statementPeakEvent());
     summary_->setText(text +
                       tr("; curMem after the statement %1. Drag to pan, wheel to zoom, "
                          "hover for details.")
-                          .arg(QString::fromStdString(formatBytes(r.current.allocatedBytes))));
+                          .arg(QString::fromStdString(formatSize(r.current.allocatedBytes))));
     return true;
   }
   return false;

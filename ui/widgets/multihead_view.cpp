@@ -1,4 +1,5 @@
 #include "ui/widgets/multihead_view.h"
+#include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
 #include "ui/widgets/multihead_canvas.h"
@@ -21,7 +22,7 @@ namespace matmulviz::ui {
 namespace {
 
 QString bytes(int64_t b) {
-  return QString::fromStdString(formatBytes(b));
+  return QString::fromStdString(formatSize(b));
 }
 
 }  // namespace

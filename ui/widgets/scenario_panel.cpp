@@ -1,4 +1,5 @@
 #include "ui/widgets/scenario_panel.h"
+#include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
 #include "core/strategies/strategy.h"
@@ -30,7 +31,7 @@ QString qs(std::string_view s) {
 }
 
 QString bytesText(int64_t bytes) {
-  return QString::fromStdString(formatBytes(bytes));
+  return QString::fromStdString(formatSize(bytes));
 }
 
 }  // namespace

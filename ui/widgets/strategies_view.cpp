@@ -1,4 +1,5 @@
 #include "ui/widgets/strategies_view.h"
+#include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
 #include "core/strategies/strategy.h"
@@ -23,7 +24,7 @@ QString html(const std::string& s) {
 }
 
 QString bytes(int64_t b) {
-  return QString::fromStdString(formatBytes(b));
+  return QString::fromStdString(formatSize(b));
 }
 
 }  // namespace
