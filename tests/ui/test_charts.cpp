@@ -312,7 +312,7 @@ void TestCharts::scaleToAllocated() {
   chart.setModel(&model);
   QVERIFY(chart.scaleToAllocatedByDefault());
   QVERIFY(chart.scaleToAllocated());
-  QVERIFY(chart.texts().join('\n').contains("scaled to allocated: reserved reaches 2.00 MiB"));
+  QVERIFY(chart.texts().join('\n').contains("scaled to allocated: reserved reaches 2 MiB"));
   chart.setScaleToAllocated(false);
   QCOMPARE(changed.size(), 1);
   QVERIFY(!chart.texts().join('\n').contains("scaled to allocated"));
