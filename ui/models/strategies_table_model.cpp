@@ -165,6 +165,7 @@ QVariant StrategiesTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   const QVariant v = raw(ref, col);
   if (!v.isValid()) return QString();
+  if (ref.result < 0) return v.toString();  // a run that failed as a whole: its text columns
   const StrategyResult& r = history_->entries()[ref.entry].results[ref.result];
   switch (col) {
     case TimeMedianS:
