@@ -54,8 +54,10 @@ class TestLessons : public QObject {
     QTest::addColumn<QString>("leave");
     QTest::newRow("kernel lesson, menu") << "2. The 50000x10"
                                          << "menu";
+#ifndef MATMULVIZ_SANITIZED_BUILD  // the forum post's full workload runs minutes under ASan
     QTest::newRow("strategies lesson on meta, menu") << "6. The forum post's strategies"
                                                      << "menu";
+#endif
     QTest::newRow("two lessons, classroom mode ends") << "4. Shared-memory"
                                                       << "classroom";
   }
