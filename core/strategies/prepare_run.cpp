@@ -53,9 +53,9 @@ void checkHostMemory(const RunConfig& c) {
   const int64_t available = availableHostMemoryBytes();
   const auto limit = static_cast<int64_t>(kHostMemoryShare * static_cast<double>(available));
   if (need <= limit) return;
-  const std::string amounts =
-      "would take " + formatSize(need) + " but only " + formatSize(available) +
-      " are available (the limit is 85% of that, " + formatSize(limit) + ")";
+  const std::string amounts = "would take " + formatSize(need) + " but only " +
+                              formatSize(available) + " are available (the limit is 85% of that, " +
+                              formatSize(limit) + ")";
   const Workload& w = c.workload;
   std::string reason;
   if (c.device == DeviceKind::Meta) {

@@ -28,8 +28,8 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QScreen>
 #include <QLineEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTableView>

@@ -107,8 +107,9 @@ class TestRunPreflight : public QObject {
   // after direct has run (the engine's arena would keep it for the next run otherwise).
   void memoryIsReleasedAfterARun() {
 #ifdef MATMULVIZ_SANITIZED_BUILD
-    QSKIP("AddressSanitizer's allocator keeps freed memory in its quarantine; the release build "
-          "checks that the pages go back to the OS");
+    QSKIP(
+        "AddressSanitizer's allocator keeps freed memory in its quarantine; the release build "
+        "checks that the pages go back to the OS");
 #endif
     Scenario s = Scenario::fromPreset(loadPreset("small"));
     s.config.workload = {16384, 64, 1, 64, 64, 256, DType::Float32};
