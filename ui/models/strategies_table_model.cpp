@@ -98,17 +98,21 @@ int StrategiesTableModel::columnCount(const QModelIndex& parent) const {
 
 QVariant StrategiesTableModel::raw(const RowRef& ref, int column) const {
   const RunEntry& e = history_->entries()[ref.entry];
-  if (ref.result < 0) return failedRunRaw(e, column);
-  const StrategyResult& r = e.results[ref.result];
-  switch (column) {
+  switch (column) {  // the run's own columns, the same for a run that failed as a whole
     case Run:
       return e.id;
     case Title:
       return e.title;
-    case Strategy:
-      return r.strategy;
     case RequiresGrad:
       return e.requiresGrad;
+    default:
+      break;
+  }
+  if (ref.result < 0) return failedRunRaw(e, column);
+  const StrategyResult& r = e.results[ref.result];
+  switch (column) {
+    case Strategy:
+      return r.strategy;
     case TimeMedianS:
       return r.ok ? finiteOrEmpty(r.timeMedianS) : QVariant();
     case CurMemMiB:
@@ -128,14 +132,8 @@ QVariant StrategiesTableModel::raw(const RowRef& ref, int column) const {
 
 QVariant StrategiesTableModel::failedRunRaw(const RunEntry& e, int column) const {
   switch (column) {
-    case Run:
-      return e.id;
-    case Title:
-      return e.title;
     case Strategy:
       return QStringLiteral("(run failed)");
-    case RequiresGrad:
-      return e.requiresGrad;
     case Status:
       return e.error.isEmpty() ? QStringLiteral("failed") : e.error;
     default:

@@ -60,6 +60,7 @@ class StrategiesTableModel : public QAbstractTableModel {
   void onAppended(int index);
   void rebuildRows();
   QVariant raw(const RowRef& ref, int column) const;
+  /// The strategy and status columns of a run that failed as a whole (it has no results).
   QVariant failedRunRaw(const RunEntry& e, int column) const;
 
   QPointer<const RunHistory> history_;
