@@ -53,30 +53,43 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   return {};
 }
 
-void runBackward(const Tensor& root, const Tensor& gradOutput) {
+namespace {
+
+/// Gradients arriving at these nodes are taken (autograd.grad) instead of passed on.
+using Captures = std::unordered_map<Node*, Tensor>;
+
+void checkRoot(const Tensor& root, const Tensor& gradOutput) {
   if (!root.requiresGrad())
     throw std::logic_error(
         "element 0 of tensors does not require grad and does not have a grad_fn");
   if (gradOutput.sizes() != root.sizes())
     throw std::invalid_argument("grad_output has shape " + gradOutput.shapeString() +
                                 " but the output has shape " + root.shapeString());
-  NoGradGuard noGrad;
-  const Edge rootEdge = gradientEdge(root);
+}
 
+std::unordered_map<Node*, int> countDependencies(Node* root) {
   std::unordered_map<Node*, int> dependencies;
-  {
-    std::vector<Node*> stack{rootEdge.fn.get()};
-    std::unordered_set<Node*> seen{rootEdge.fn.get()};
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      for (const Edge& e : n->nextEdges) {
-        if (!e.valid()) continue;
-        ++dependencies[e.fn.get()];
-        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-      }
+  std::vector<Node*> stack{root};
+  std::unordered_set<Node*> seen{root};
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->nextEdges) {
+      if (!e.valid()) continue;
+      ++dependencies[e.fn.get()];
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
     }
   }
+  return dependencies;
+}
+
+/// Runs the graph under `root`. With `captures` (autograd.grad), a gradient reaching a captured
+/// node is stored there, and no AccumulateGrad runs.
+void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Captures* captures) {
+  checkRoot(root, gradOutput);
+  NoGradGuard noGrad;
+  const Edge rootEdge = gradientEdge(root);
+  std::unordered_map<Node*, int> dependencies = countDependencies(rootEdge.fn.get());
 
   std::unordered_map<Node*, Tensor> buffers;
   std::priority_queue<Node*, std::vector<Node*>, ByPriority> ready;
@@ -93,8 +106,22 @@ void runBackward(const Tensor& root, const Tensor& gradOutput) {
       inputs.push_back(it == buffers.end() ? Tensor() : std::move(it->second));
       if (it != buffers.end()) buffers.erase(it);
     }
+    if (captures) {
+      if (auto c = captures->find(node); c != captures->end()) c->second = inputs[0];
+      if (dynamic_cast<AccumulateGrad*>(node)) continue;
+    }
+    if (node->savedReleased)
+      throw std::logic_error(
+          "Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+          "to backward through the graph a second time or if you need to access saved tensors "
+          "after calling backward.");
     TensorList outputs = node->apply(std::move(inputs));
-    node->releaseSaved();
+    if (!retainGraph) {
+      node->savedReleased = node->hasSaved();
+      node->releaseSaved();
+    }
     for (size_t i = 0; i < node->nextEdges.size(); ++i) {
       const Edge& e = node->nextEdges[i];
       if (!e.valid()) continue;
@@ -105,6 +132,32 @@ void runBackward(const Tensor& root, const Tensor& gradOutput) {
       if (--dependencies[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
+}
+
+}  // namespace
+
+void runBackward(const Tensor& root, const Tensor& gradOutput, bool retainGraph) {
+  execute(root, gradOutput, retainGraph, nullptr);
+}
+
+TensorList runGrad(const Tensor& root, const Tensor& gradOutput, const TensorList& inputs,
+                   bool retainGraph) {
+  Captures captures;
+  std::vector<Node*> nodes;
+  for (const Tensor& t : inputs) {
+    if (!t.requiresGrad())
+      throw std::logic_error("One of the differentiated Tensors does not require grad");
+    const Edge e = gradientEdge(t);
+    nodes.push_back(e.fn.get());
+    captures.emplace(e.fn.get(), Tensor());
+  }
+  // Keep the inputs' nodes alive while the pass runs (a leaf's AccumulateGrad is weakly held).
+  std::vector<std::shared_ptr<Node>> keep;
+  for (const Tensor& t : inputs) keep.push_back(gradientEdge(t).fn);
+  execute(root, gradOutput, retainGraph, &captures);
+  TensorList out;
+  for (Node* n : nodes) out.push_back(captures.at(n));
+  return out;
 }
 
 void Tensor::backward(const Tensor& gradOutput) const {

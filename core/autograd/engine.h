@@ -10,8 +10,20 @@
 
 #include "core/tensor/tensor.h"
 
+#include <vector>
+
 namespace matmulviz {
 
-void runBackward(const Tensor& root, const Tensor& gradOutput);
+/// `retainGraph` (retain_graph=True) keeps every node's saved tensors for a later pass; without
+/// it a second pass through a node whose saved tensors were freed throws std::logic_error with
+/// PyTorch's "Trying to backward through the graph a second time" message.
+void runBackward(const Tensor& root, const Tensor& gradOutput, bool retainGraph = false);
+
+/// torch.autograd.grad(root, inputs, gradOutput): the gradients of `root` with respect to each
+/// of `inputs` (undefined where an input does not reach the root), without writing any .grad.
+/// Leaves' AccumulateGrad nodes do not run. Errors as runBackward; std::logic_error when an input
+/// does not require grad ("One of the differentiated Tensors does not require grad").
+std::vector<Tensor> runGrad(const Tensor& root, const Tensor& gradOutput,
+                            const std::vector<Tensor>& inputs, bool retainGraph = false);
 
 }  // namespace matmulviz

@@ -52,6 +52,17 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& gradOutputs) = 0;
   /// Drops saved tensors after backward ran (retain_graph=False).
   virtual void releaseSaved() {}
+  /// The tensors this node saved for backward, by PyTorch's names ("self", "mat2", "indices",
+  /// "result"); an undefined Tensor for a slot not saved. Exposed as grad_fn._saved_<name>.
+  virtual std::vector<std::pair<std::string, Tensor>> savedTensors() const { return {}; }
+  /// Whether any saved tensor is defined (so a second pass through this node must fail).
+  bool hasSaved() const {
+    for (const auto& [name, t] : savedTensors())
+      if (t.defined()) return true;
+    return false;
+  }
+  /// Set when a pass without retain_graph freed this node's saved tensors.
+  bool savedReleased = false;
 
   /// Whether input i's gradient is needed (its edge leads somewhere).
   bool needsInputGrad(size_t i) const { return i < nextEdges.size() && nextEdges[i].valid(); }

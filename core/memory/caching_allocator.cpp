@@ -96,6 +96,12 @@ void CachingAllocator::record(MemoryEventKind kind, int64_t id, int64_t bytes) {
   if (current_.requestedBytes > peak_.requestedBytes)
     peak_.requestedBytes = current_.requestedBytes;
   if (current_.reservedBytes > peak_.reservedBytes) peak_.reservedBytes = current_.reservedBytes;
+  for (PoolStats& p : pools_) {
+    p.peak.allocatedBytes = std::max(p.peak.allocatedBytes, p.current.allocatedBytes);
+    p.peak.requestedBytes = std::max(p.peak.requestedBytes, p.current.requestedBytes);
+    p.peak.reservedBytes = std::max(p.peak.reservedBytes, p.current.reservedBytes);
+    p.peakSegments = std::max(p.peakSegments, p.segments);
+  }
   if (options_.recordTimeline)
     events_.push_back({kind, id, bytes, elapsedUs(), current_, currentOpId_});
 }
@@ -118,8 +124,10 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
            current_.reservedBytes + segmentSize <= *options_.capacityBytes;
   };
   if (!fits()) {
+    ++allocRetries_;
     releaseCachedSegments();
     if (!fits()) {
+      ++ooms_;
       record(MemoryEventKind::Oom, -1, requested);
       const bool wholeSegment = segmentSize > roundSize(requested);
       throw OutOfMemoryError(
@@ -134,10 +142,12 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   try {
     data = backing_.allocate(static_cast<std::size_t>(segmentSize));
   } catch (const std::bad_alloc&) {
+    ++allocRetries_;
     releaseCachedSegments();
     try {
       data = backing_.allocate(static_cast<std::size_t>(segmentSize));
     } catch (const std::bad_alloc&) {
+      ++ooms_;
       record(MemoryEventKind::Oom, -1, requested);
       throw OutOfMemoryError("out of memory: tried to allocate " + formatBytes(requested) +
                              " (a segment of " + formatBytes(segmentSize) +
@@ -160,6 +170,8 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   Block* raw = block.get();
   blocks_.emplace(raw->address, std::move(block));
   current_.reservedBytes += segmentSize;
+  pools_[small ? 0 : 1].current.reservedBytes += segmentSize;
+  ++pools_[small ? 0 : 1].segments;
   segments_.emplace(segment->address, std::move(segment));
   record(MemoryEventKind::SegmentAlloc, -1, segmentSize);
   return raw;
@@ -206,7 +218,10 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
   current_.allocatedBytes += block->size;
   current_.requestedBytes += requestedBytes;
   cumulativeAllocated_ += block->size;
+  pools_[small ? 0 : 1].current.allocatedBytes += block->size;
+  pools_[small ? 0 : 1].current.requestedBytes += requestedBytes;
   record(MemoryEventKind::Alloc, block->allocationId, block->size);
+  if (observer_) observer_(records_.at(block->allocationId));
 
   void* ptr = nullptr;
   if (block->segment->data)
@@ -222,6 +237,8 @@ void CachingAllocator::free(int64_t allocationId) noexcept {
   block->allocated = false;
   current_.allocatedBytes -= block->size;
   current_.requestedBytes -= block->requested;
+  pools_[block->small ? 0 : 1].current.allocatedBytes -= block->size;
+  pools_[block->small ? 0 : 1].current.requestedBytes -= block->requested;
   const int64_t freedSize = block->size;
   Pool& pool = poolFor(block->small);
 
@@ -255,6 +272,8 @@ void CachingAllocator::releaseSegment(Block* block) noexcept {
   Segment* segment = block->segment;
   poolFor(block->small).erase(block);
   current_.reservedBytes -= segment->size;
+  pools_[segment->small ? 0 : 1].current.reservedBytes -= segment->size;
+  --pools_[segment->small ? 0 : 1].segments;
   const int64_t size = segment->size;
   backing_.release(segment->data, static_cast<std::size_t>(segment->size));
   blocks_.erase(block->address);

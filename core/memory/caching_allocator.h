@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,7 +83,28 @@ class CachingAllocator {
   MemoryCounters current() const { return current_; }
   MemoryCounters peak() const { return peak_; }
   /// torch.cuda.reset_peak_memory_stats(): peaks become the current values.
-  void resetPeak() { peak_ = current_; }
+  void resetPeak() {
+    peak_ = current_;
+    for (PoolStats& p : pools_) p.peak = p.current, p.peakSegments = p.segments;
+  }
+
+  /// One pool's counters, as torch.cuda.memory_stats() reports them under "small_pool" and
+  /// "large_pool" (bytes; segments is a count).
+  struct PoolStats {
+    MemoryCounters current, peak;
+    int64_t segments = 0, peakSegments = 0;
+  };
+  const PoolStats& poolStats(bool small) const { return pools_[small ? 0 : 1]; }
+  /// How often an allocation had to release cached segments and retry (num_alloc_retries), and
+  /// how often it failed (num_ooms).
+  int64_t allocRetries() const { return allocRetries_; }
+  int64_t ooms() const { return ooms_; }
+
+  /// Called after every allocation with its record (e.g. to note which Python line made it).
+  /// One observer; an empty function removes it.
+  void setAllocationObserver(std::function<void(const AllocationRecord&)> observer) {
+    observer_ = std::move(observer);
+  }
 
   /// The op that allocations and events are attributed to, as a stack (see OpScope). With
   /// Options::recordTimeline each op's span (begin, end, depth) is kept for the trace.
@@ -158,6 +180,9 @@ class CachingAllocator {
   std::vector<std::pair<int32_t, double>> opStack_;  // (previous op id, begin time)
   std::vector<OpSpan> spans_;
   MemoryCounters current_, peak_;
+  PoolStats pools_[2];  // small, large
+  int64_t allocRetries_ = 0, ooms_ = 0;
+  std::function<void(const AllocationRecord&)> observer_;
   int64_t cumulativeAllocated_ = 0;
   int64_t nextAddress_ = int64_t{1} << 32;
   int64_t nextId_ = 1;

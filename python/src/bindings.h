@@ -1,0 +1,15 @@
+#pragma once
+// The parts of the extension module, each binding one area of PyTorch's API onto core/.
+
+#include <pybind11/pybind11.h>
+
+namespace matmulviz::python {
+
+void bindTensor(pybind11::module_& m);    // tensor_bindings.cpp: the Tensor class
+void bindIndexing(pybind11::module_& m);  // indexing.cpp: __getitem__, __setitem__
+void bindOps(pybind11::module_& m);       // ops_bindings.cpp: creation and math functions
+void bindAutograd(pybind11::module_& m);  // autograd_bindings.cpp: grad_fn nodes, backward
+void bindCuda(pybind11::module_& m);      // cuda_bindings.cpp: torch.cuda memory statistics
+void bindRecorder(pybind11::module_& m);  // recorder.cpp: allocator events with Python frames
+
+}  // namespace matmulviz::python

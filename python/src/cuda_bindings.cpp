@@ -1,0 +1,78 @@
+// torch.cuda's memory functions over the simulated device's caching-allocator model, with
+// PyTorch's names and memory_stats() keys (c10/cuda/CUDACachingAllocator.h, DeviceStats).
+#include "python/src/bindings.h"
+#include "python/src/runtime.h"
+
+#include <pybind11/stl.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace py = pybind11;
+
+namespace matmulviz::python {
+
+namespace {
+
+CachingAllocator& allocator() {
+  return Runtime::instance().cuda()->allocator();
+}
+
+/// memory_stats(): "<stat>.<pool>.<current|peak>" for allocated_bytes, requested_bytes,
+/// reserved_bytes, active_bytes (a block is active while allocated: this model has no streams)
+/// and segment, plus num_alloc_retries and num_ooms.
+std::map<std::string, int64_t> memoryStats() {
+  const CachingAllocator& a = allocator();
+  std::map<std::string, int64_t> s;
+  auto put = [&](const std::string& pool, const MemoryCounters& cur, const MemoryCounters& peak,
+                 int64_t segments, int64_t peakSegments) {
+    for (const char* stat : {"allocated_bytes", "active_bytes"}) {
+      s[std::string(stat) + "." + pool + ".current"] = cur.allocatedBytes;
+      s[std::string(stat) + "." + pool + ".peak"] = peak.allocatedBytes;
+    }
+    s["requested_bytes." + pool + ".current"] = cur.requestedBytes;
+    s["requested_bytes." + pool + ".peak"] = peak.requestedBytes;
+    s["reserved_bytes." + pool + ".current"] = cur.reservedBytes;
+    s["reserved_bytes." + pool + ".peak"] = peak.reservedBytes;
+    s["segment." + pool + ".current"] = segments;
+    s["segment." + pool + ".peak"] = peakSegments;
+  };
+  const auto& small = a.poolStats(true);
+  const auto& large = a.poolStats(false);
+  put("small_pool", small.current, small.peak, small.segments, small.peakSegments);
+  put("large_pool", large.current, large.peak, large.segments, large.peakSegments);
+  // The pools' peaks may fall at different times: their sum bounds the segment peak from above.
+  put("all", a.current(), a.peak(), small.segments + large.segments,
+      small.peakSegments + large.peakSegments);
+  s["num_alloc_retries"] = a.allocRetries();
+  s["num_ooms"] = a.ooms();
+  return s;
+}
+
+}  // namespace
+
+void bindCuda(py::module_& m) {
+  m.def("memory_allocated", [] { return allocator().current().allocatedBytes; });
+  m.def("max_memory_allocated", [] { return allocator().peak().allocatedBytes; });
+  m.def("memory_reserved", [] { return allocator().current().reservedBytes; });
+  m.def("max_memory_reserved", [] { return allocator().peak().reservedBytes; });
+  m.def("memory_stats", &memoryStats);
+  m.def("reset_peak_memory_stats", [] { allocator().resetPeak(); });
+  m.def("empty_cache", [] { allocator().emptyCache(); });
+  m.def("set_cuda_mode", [](const std::string& mode) {
+    if (mode != "compute" && mode != "meta")
+      throw std::invalid_argument("set_cuda_mode: mode must be \"compute\" or \"meta\", got \"" +
+                                  mode + "\"");
+    Runtime::instance().setMode(mode == "meta" ? CudaMode::Meta : CudaMode::Compute);
+  });
+  m.def("cuda_mode",
+        [] { return Runtime::instance().mode() == CudaMode::Meta ? "meta" : "compute"; });
+  m.def("set_device_capacity",
+        [](std::optional<int64_t> bytes) { Runtime::instance().setCapacity(bytes); });
+  m.def("device_capacity", [] { return Runtime::instance().capacity(); });
+  m.def("set_per_process_memory_fraction",
+        [](double fraction) { Runtime::instance().setMemoryFraction(fraction); });
+}
+
+}  // namespace matmulviz::python

@@ -1,0 +1,62 @@
+#include "python/src/errors.h"
+
+#include "core/memory/caching_allocator.h"
+#include "python/src/runtime.h"
+
+#include <Python.h>
+
+namespace py = pybind11;
+
+namespace matmulviz::python {
+
+NotSupported::NotSupported(const std::string& what)
+    : std::logic_error(what +
+                       " is not supported by matmulviz.torch; the supported functions are listed "
+                       "in docs/python.md (or matmulviz.torch.supported())") {}
+
+namespace {
+
+PyObject* oomType = nullptr;
+
+/// PyTorch's wording of a CUDA out-of-memory error (c10/cuda/CUDACachingAllocator.cpp, 1.13),
+/// from the allocator's counters at the failed request.
+std::string pytorchOomMessage(const std::string& engineMessage) {
+  const DevicePtr& device = Runtime::instance().cuda();
+  const auto& events = device->allocator().events();
+  if (events.empty() || events.back().kind != MemoryEventKind::Oom) return engineMessage;
+  const MemoryEvent& e = events.back();
+  const auto capacity = device->allocator().options().capacityBytes;
+  const int64_t total = capacity.value_or(0);
+  const int64_t free = total - e.after.reservedBytes;
+  return "CUDA out of memory. Tried to allocate " + formatBytes(e.bytes) + " (GPU 0; " +
+         formatBytes(total) + " total capacity; " + formatBytes(e.after.allocatedBytes) +
+         " already allocated; " + formatBytes(free < 0 ? 0 : free) + " free; " +
+         formatBytes(e.after.reservedBytes) +
+         " reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
+         "max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and "
+         "PYTORCH_CUDA_ALLOC_CONF";
+}
+
+}  // namespace
+
+void bindErrors(py::module_& m) {
+  static py::exception<OutOfMemoryError> oom(m, "OutOfMemoryError", PyExc_RuntimeError);
+  oomType = oom.ptr();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(oomType, pytorchOomMessage(e.what()).c_str());
+    } catch (const NotSupported& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const std::out_of_range& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::logic_error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace matmulviz::python

@@ -1,0 +1,189 @@
+// Tensor.__getitem__ and __setitem__ as PyTorch applies them (torch/csrc/autograd/
+// python_variable_indexing.cpp): ints and 0-dim integer tensors select (views), slices narrow
+// (views), None adds a dim, ... stands for the dims not named, and an integer tensor (or a list
+// of ints) is advanced indexing: a copy.
+#include "core/autograd/grad_mode.h"
+#include "core/ops/ops.h"
+#include "python/src/bindings.h"
+#include "python/src/errors.h"
+
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace matmulviz::python {
+
+namespace {
+
+/// An integer tensor used as an index, and the dim of the result it applies to.
+struct AdvancedIndex {
+  int64_t dim;
+  Tensor indices;
+};
+
+bool isIntegerScalarTensor(const py::handle& item) {
+  if (!py::isinstance<Tensor>(item)) return false;
+  const Tensor& t = item.cast<const Tensor&>();
+  return t.dim() == 0 && t.dtype() == DType::Int64;
+}
+
+int64_t specifiedDims(const py::tuple& items) {
+  int64_t n = 0;
+  for (py::handle item : items) {
+    if (item.is_none() || item.is(py::ellipsis())) continue;
+    if (py::isinstance<Tensor>(item) && !isIntegerScalarTensor(item))
+      n += 1;  // an integer tensor indexes one dim
+    else
+      n += 1;
+  }
+  return n;
+}
+
+Tensor indexTensorOf(py::handle item) {
+  if (py::isinstance<Tensor>(item)) {
+    Tensor t = item.cast<Tensor>();
+    if (t.dtype() != DType::Int64)
+      throw std::out_of_range("tensors used as indices must be long, int, byte or bool tensors");
+    return t;
+  }
+  // A list of ints: PyTorch makes an int64 tensor of it.
+  std::vector<double> values;
+  for (py::handle v : item.cast<py::sequence>()) {
+    if (!py::isinstance<py::int_>(v))
+      throw NotSupported("indexing with a nested list or a list of non-integers");
+    values.push_back(static_cast<double>(v.cast<int64_t>()));
+  }
+  return fromDoubles({static_cast<int64_t>(values.size())}, values, DType::Int64);
+}
+
+/// Applies ints, slices, None and ... (the views); collects integer tensors for later.
+Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<AdvancedIndex>& adv) {
+  Tensor result = self;
+  int64_t dim = 0;
+  const int64_t specified = specifiedDims(items);
+  if (specified > self.dim())
+    throw std::out_of_range("too many indices for tensor of dimension " +
+                            std::to_string(self.dim()));
+  for (py::handle item : items) {
+    if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
+      if (result.dim() == 0)
+        throw std::out_of_range(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+      result = select(result, dim, item.cast<int64_t>());
+    } else if (isIntegerScalarTensor(item)) {
+      const Tensor& t = item.cast<const Tensor&>();
+      if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
+      result = select(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()));
+    } else if (PySlice_Check(item.ptr())) {
+      Py_ssize_t start = 0, stop = 0, step = 0;
+      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+      if (step <= 0) throw py::value_error("step must be greater than zero");
+      if (result.dim() == 0)
+        throw std::out_of_range("slice() cannot be applied to a 0-dim tensor.");
+      const int64_t length = result.size(dim);
+      PySlice_AdjustIndices(length, &start, &stop, step);
+      if (!(start == 0 && stop == length && step == 1))  // PyTorch's applySlice returns self
+        result = slice(result, dim, start, std::max<Py_ssize_t>(stop, start), step);
+      ++dim;
+    } else if (item.is_none()) {
+      result = unsqueeze(result, dim);
+      ++dim;
+    } else if (item.is(py::ellipsis())) {
+      dim += self.dim() - specified;
+    } else if (py::isinstance<Tensor>(item) || py::isinstance<py::list>(item)) {
+      adv.push_back({dim, indexTensorOf(item)});
+      ++dim;
+    } else if (py::isinstance<py::bool_>(item)) {
+      throw NotSupported("indexing with a Python bool");
+    } else {
+      throw py::index_error(
+          "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+          "valid indices (got " +
+          std::string(py::str(py::type::of(item).attr("__name__"))) + ")");
+    }
+  }
+  return result;
+}
+
+/// One integer tensor at result dim `d`: t[..., idx, ...] = index along d (a copy whose dims are
+/// those before d, the index's, then those after d, as PyTorch places them).
+Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
+  if (adv.empty()) return t;
+  if (adv.size() > 1) throw NotSupported("indexing with more than one integer tensor");
+  const int64_t d = adv[0].dim;
+  const Tensor& idx = adv[0].indices;
+  if (idx.dtype() != DType::Int64)
+    throw std::out_of_range("tensors used as indices must be long, int, byte or bool tensors");
+  if (d == 0) return index(t, idx);
+  std::vector<int64_t> toFront{d};
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i != d) toFront.push_back(i);
+  const Tensor gathered = index(permute(t, toFront), idx);
+  // gathered: [idx dims..., dims before d..., dims after d...] -> put the idx dims at d.
+  const int64_t k = idx.dim();
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < d; ++i) order.push_back(k + i);
+  for (int64_t i = 0; i < k; ++i) order.push_back(i);
+  for (int64_t i = k + d; i < gathered.dim(); ++i) order.push_back(i);
+  return permute(gathered, order);
+}
+
+py::tuple asTuple(const py::object& index) {
+  if (py::isinstance<py::tuple>(index)) return index.cast<py::tuple>();
+  return py::make_tuple(index);
+}
+
+Tensor getItem(const Tensor& self, const py::object& index) {
+  if (py::isinstance<py::bool_>(index)) throw NotSupported("indexing with a Python bool");
+  if (py::isinstance<py::int_>(index)) {  // THPVariable_getitem's fast path: applySelect
+    if (self.dim() == 0)
+      throw std::out_of_range(
+          "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+          "in C++ to convert a 0-dim tensor to a number");
+    return select(self, 0, index.cast<int64_t>());
+  }
+  std::vector<AdvancedIndex> adv;
+  const Tensor sliced = applySlicing(self, asTuple(index), adv);
+  return applyAdvanced(sliced, adv);
+}
+
+void setItem(const Tensor& self, const py::object& index, const py::object& value) {
+  std::vector<AdvancedIndex> adv;
+  const Tensor target = applySlicing(self, asTuple(index), adv);
+  if (!adv.empty()) throw NotSupported("assignment through an integer-tensor index (index_put_)");
+  if (GradMode::isEnabled() && self.requiresGrad()) {
+    if (self.isLeaf())
+      throw std::logic_error(
+          "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    throw NotSupported("in-place assignment into a tensor that requires grad (CopySlices)");
+  }
+  Tensor source;
+  if (py::isinstance<Tensor>(value)) {
+    source = value.cast<Tensor>();
+    if (GradMode::isEnabled() && source.requiresGrad())
+      throw NotSupported("assigning a tensor that requires grad into another (CopySlices)");
+  } else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) {
+    source = fromDoubles({}, {value.cast<double>()}, target.dtype());
+  } else {
+    throw py::type_error("can't assign a " +
+                         std::string(py::str(py::type::of(value).attr("__name__"))) + " to a " +
+                         std::string("torch.") + std::string(dtypeName(self.dtype())) + " tensor");
+  }
+  NoGradGuard noGrad;
+  OpScope op(target.device(), "copy_");
+  copyInto(target, expand(source, target.sizes()));
+}
+
+}  // namespace
+
+void bindIndexing(py::module_& m) {
+  py::class_<Tensor> cls = m.attr("Tensor");
+  cls.def("__getitem__", &getItem);
+  cls.def("__setitem__", &setItem);
+}
+
+}  // namespace matmulviz::python

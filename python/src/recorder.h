@@ -1,0 +1,49 @@
+#pragma once
+// Recording a Python run (matmulviz.record, python3 -m matmulviz --report): every allocation of
+// the CUDA device tagged with the Python frame that caused it (file:line and function, the first
+// frame outside the matmulviz package), then a report file with the allocator's events, the
+// allocations, what keeps the live ones alive, and memory_stats(). Schema: docs/report-format.md.
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace matmulviz::python {
+
+struct PythonFrame {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
+class Recorder {
+ public:
+  /// Starts tagging allocations of the current CUDA device; events before now are left out.
+  /// `packageDir`: frames whose file starts with it are skipped (the glue's own frames).
+  void start(const std::string& packageDir);
+  /// Stops tagging. Safe to call when not started.
+  void stop();
+  bool active() const { return active_; }
+  /// Writes the report to `path` atomically. `extra`: a JSON object (as a Python dict) merged in
+  /// at the top (script, argv, complete, error, memory_stats).
+  void write(const std::string& path, const pybind11::dict& extra) const;
+  /// Marks a moment of the timeline (reset_peak_memory_stats, a user's mark).
+  void mark(const std::string& name);
+
+ private:
+  void onAllocation(int64_t allocationId);
+  bool active_ = false;
+  std::string packageDir_;
+  size_t firstEvent_ = 0;
+  std::vector<PythonFrame> frames_;
+  std::unordered_map<std::string, int32_t> frameIds_;
+  std::unordered_map<int64_t, int32_t> frameOf_;  // allocation id -> frame
+  std::vector<std::pair<double, std::string>> marks_;
+};
+
+Recorder& recorder();
+
+}  // namespace matmulviz::python

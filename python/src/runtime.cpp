@@ -1,0 +1,74 @@
+#include "python/src/runtime.h"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+namespace matmulviz::python {
+
+Runtime& Runtime::instance() {
+  static Runtime* runtime = [] {
+    auto* r = new Runtime();  // never destroyed: tensors may outlive module teardown
+    if (const char* env = std::getenv("MATMULVIZ_CUDA_MODE");
+        env && std::string_view(env) == "meta")
+      r->mode_ = CudaMode::Meta;
+    return r;
+  }();
+  return *runtime;
+}
+
+const DevicePtr& Runtime::cuda() {
+  if (!cuda_) {
+    CachingAllocator::Options options;
+    if (capacity_)
+      options.capacityBytes =
+          fraction_ ? static_cast<int64_t>(*capacity_ * *fraction_) : *capacity_;
+    options.recordTimeline = true;
+    cuda_ = makeDevice(mode_ == CudaMode::Meta ? DeviceKind::Meta : DeviceKind::Cpu, options);
+  }
+  return cuda_;
+}
+
+DevicePtr Runtime::parseDevice(const std::string& name) {
+  if (name == "cpu") return nullptr;
+  if (name == "cuda" || name == "cuda:0") return cuda();
+  if (name.rfind("cuda:", 0) == 0)
+    throw std::invalid_argument(
+        "CUDA error: invalid device ordinal (matmulviz simulates one "
+        "CUDA device, cuda:0)");
+  throw std::invalid_argument("Expected one of cpu, cuda device type at start of device string: " +
+                              name);
+}
+
+std::string Runtime::deviceName(const DeviceContext* device) {
+  return device ? "cuda:0" : "cpu";
+}
+
+void Runtime::replaceDevice() {
+  if (cuda_ && !cuda_->allocator().liveRecords().empty())
+    throw std::logic_error(
+        "the CUDA device's mode and capacity can change only while no CUDA tensor is alive "
+        "(set them at the start of the script)");
+  cuda_.reset();
+}
+
+void Runtime::setMode(CudaMode mode) {
+  if (mode == mode_) return;
+  replaceDevice();
+  mode_ = mode;
+}
+
+void Runtime::setCapacity(std::optional<int64_t> bytes) {
+  replaceDevice();
+  capacity_ = bytes;
+}
+
+void Runtime::setMemoryFraction(double fraction) {
+  if (!(fraction >= 0.0 && fraction <= 1.0))
+    throw std::invalid_argument("Invalid fraction value: " + std::to_string(fraction) +
+                                ". Allowed range: 0~1");
+  replaceDevice();
+  fraction_ = fraction;
+}
+
+}  // namespace matmulviz::python

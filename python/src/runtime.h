@@ -1,0 +1,50 @@
+#pragma once
+// The process-wide state behind `matmulviz.torch`: the one simulated CUDA device ("cuda",
+// "cuda:0") that every CUDA tensor of a script lives on, its mode and its capacity.
+//
+// Python's device names map to the engine's devices (core/tensor/device.h):
+//   "cpu"  -> host memory, not accounted (a CPU tensor beside a CUDA device in PyTorch);
+//   "cuda" -> one device whose memory is the CUDA caching-allocator model. In mode "compute"
+//             (the default) its values are computed on this machine (BLAS); in mode "meta" it
+//             keeps sizes, strides and the memory accounting but no data.
+
+#include "core/tensor/device.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace matmulviz::python {
+
+enum class CudaMode { Compute, Meta };
+
+class Runtime {
+ public:
+  static Runtime& instance();
+
+  /// The simulated CUDA device, made on first use.
+  const DevicePtr& cuda();
+  /// The device a Python device string names: null for "cpu", the CUDA device for "cuda" and
+  /// "cuda:0". Throws std::invalid_argument (RuntimeError) for anything else, in PyTorch's words.
+  DevicePtr parseDevice(const std::string& name);
+  /// "cpu" or "cuda:0": the Python name of the device a storage is on.
+  static std::string deviceName(const DeviceContext* device);
+
+  CudaMode mode() const { return mode_; }
+  /// Switches mode and/or capacity. Only while no CUDA tensor is alive (a tensor keeps the device
+  /// it was made on); throws std::logic_error otherwise. The next CUDA tensor gets a new device.
+  void setMode(CudaMode mode);
+  void setCapacity(std::optional<int64_t> bytes);
+  std::optional<int64_t> capacity() const { return capacity_; }
+  /// torch.cuda.set_per_process_memory_fraction(f): capacity * f (needs a capacity).
+  void setMemoryFraction(double fraction);
+
+ private:
+  void replaceDevice();
+  DevicePtr cuda_;
+  CudaMode mode_ = CudaMode::Compute;
+  std::optional<int64_t> capacity_;
+  std::optional<double> fraction_;
+};
+
+}  // namespace matmulviz::python
