@@ -519,7 +519,7 @@ case("matmul_forum_slice", """
     q = torch.tensor([2, 0, 2, 1])
     result = [torch.matmul(a[i:i + 1, :, :], c[q][i, :, :]) for i in range(2)]
 """)
-case("matmul_noncontiguous_inputs", f"""
+case("matmul_noncontiguous_inputs", """
     a = torch.arange(12., device=DEV).view(4, 3)
     result = torch.matmul(a.t(), a[:, ::2])
 """)
@@ -572,7 +572,7 @@ case("einsum_multihead", """
     w = torch.arange(16., device=DEV).view(2, 4, 2) - 8
     result = torch.einsum('bsnd,nde->bsne', a, w)
 """)
-case("einsum_diag_trace_outer", f"""
+case("einsum_diag_trace_outer", """
     x = torch.arange(9., device=DEV).view(3, 3)
     v = torch.arange(3., device=DEV)
     result = [torch.einsum('ii->i', x), torch.einsum('ii', x), torch.einsum('i,j->ij', v, v + 1),
