@@ -1020,3 +1020,7 @@ case("dim_error_softmax", f"x = {A23}\nresult = x.softmax(2)")
 case("dim_error_mean", f"x = {A23}\nresult = x.mean(5)")
 case("einsum_too_many_operands_error", f"x = {A23}\nresult = torch.einsum('ij', x, x)")
 case("autograd_grad_no_graph_error", f"x = {A23}\nresult = torch.autograd.grad(x.sum(), x)")
+view_case("getitem_0d_index_tensor_selects", "torch.arange(24., device=DEV).view(3, 2, 4)",
+          "x[torch.tensor([2, 0, 1])[0]]")
+view_case("getitem_0d_index_tensor_second_dim", "torch.arange(24., device=DEV).view(3, 2, 4)",
+          "x[:, torch.tensor(1)]")
