@@ -19,6 +19,8 @@ import argparse
 import math
 from types import SimpleNamespace
 
+import matmulviz
+
 TPB = 16  # threads per block along each axis
 
 
@@ -72,6 +74,7 @@ def main():
     parser.add_argument("--rows", type=int, default=5, help="rows of m (the lesson's 5 images)")
     args = parser.parse_args()
     TPB = args.tpb
+    matmulviz.set_cuda_mode("data")  # the kernel reads values, even on the simulated "cuda"
 
     h, k, w = args.rows, 784, 10
     m = torch.cos(torch.arange(h * k, dtype=torch.float32, device=args.device) / 7).view(h, k)

@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+import matmulviz
+
 
 def heads_product(rows, W1, nh):
     """rows [r, h] times each head's block of W1 -> [r, nh, e], with one bmm."""
@@ -89,6 +91,8 @@ def main():
     parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
     b, s, h, e, nh, dev = args.b, args.s, args.h, args.e, args.heads, args.device
+    # The important tokens are chosen from P's values, so "cuda" must hold data (not meta).
+    matmulviz.set_cuda_mode("data")
 
     # Deterministic inputs; P is a softmax over each sequence, so its rows sum to 1.
     A1 = torch.cos(torch.arange(b * s * h, dtype=torch.float32, device=dev) / 3).view(b, s, h)

@@ -99,10 +99,12 @@ def main():
 
     ours = theirs = None
     try:
+        import matmulviz
         import matmulviz.torch as mtorch
     except ImportError as e:
         print(f"matmulviz.torch: skipped, it cannot be imported ({e})")
     else:
+        matmulviz.set_cuda_mode("data")  # compute the values, as PyTorch does
         ours = measure(mtorch, "cuda", args.n, args.repeat, args.op_iterations,
                        synchronize=mtorch.cuda.synchronize)
         report('matmulviz.torch, simulated "cuda"', ours, args.n)
