@@ -10,7 +10,7 @@ A summary is one of:
               "requires_grad": bool, "grad_fn": name or None}}
   {"ndarray": {"dtype": "float32", "shape": [...], "values": [...]}}
   {"bool": b}, {"int": i}, {"float": f}, {"str": s}, {"none": None}
-  {"list": [summary, ...]}            (tuples, lists, torch.Size, named tuples)
+  {"list": [summary, ...]}            (tuples, lists, torch.Size, named tuples, sequences)
   {"repr": str(value)}                (anything else, e.g. a dtype)
 Floats that JSON cannot hold (nan, inf) are written as the strings "nan", "inf", "-inf".
 """
@@ -85,6 +85,10 @@ def summarize(value):
     if value is None:
         return {"none": None}
     if isinstance(value, (tuple, list)):
+        return {"list": [summarize(v) for v in value]}
+    if hasattr(value, "__len__") and hasattr(value, "__iter__") and not isinstance(value, dict):
+        # A sequence that is not a tuple: a shape class or a (values, indices) pair type of
+        # another library reads the same as PyTorch's torch.Size and named tuples.
         return {"list": [summarize(v) for v in value]}
     return {"repr": str(value)}
 

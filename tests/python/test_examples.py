@@ -24,8 +24,7 @@ try:
     import matmulviz.torch  # noqa: F401
 except ImportError as e:
     pytest.skip(f"matmulviz.torch cannot be imported ({e}); build the project and run with "
-                f"PYTHONPATH=build/release/python (or scripts/python -m pytest ...)",
-                allow_module_level=True)
+                f"PYTHONPATH=build/release/python", allow_module_level=True)
 
 # The forum post's numbers: (curMem, maxMem) in MiB after `out = strategy(...)`.
 FORUM_PLAIN = {"strategy1": (96, 2208), "strategy2": (96, 160), "strategy3": (96, 128),

@@ -25,11 +25,16 @@ from cases import CASES  # noqa: E402
 from summary import compare, run_case  # noqa: E402
 
 try:
+    import matmulviz
     import matmulviz.torch as mtorch
 except ImportError as e:
     pytest.skip(f"matmulviz.torch cannot be imported ({e}); build the project and run with "
-                f"PYTHONPATH=build/release/python (or scripts/python -m pytest ...)",
-                allow_module_level=True)
+                f"PYTHONPATH=build/release/python", allow_module_level=True)
+
+# The values are compared, so the simulated "cuda" must hold data even when the environment
+# asks for meta mode (MATMULVIZ_CUDA_MODE=meta).
+if hasattr(matmulviz, "set_cuda_mode"):
+    matmulviz.set_cuda_mode("data")
 
 GOLDEN_PATH = os.path.join(HERE, "..", "reference", "golden", "python_api.json")
 with open(GOLDEN_PATH) as f:
