@@ -8,6 +8,9 @@ Run once (needs Debian's python3-torch and python3-numpy: `scripts/setup --refer
 and commit the JSON files it writes. CI never runs this script; the C++ tests
 (tests/core/test_multihead_golden.cpp, test_einsum.cpp) read the fixtures.
 
+The Python module's fixture (golden/python_api.json, the cases of tests/python/cases.py) is
+written by its own script, tests/reference/make_python_golden.py.
+
 Every value is stored as a JSON number that round-trips exactly (Python's repr of a
 float64); float16/bfloat16 values are exact in float64. Inputs are rounded to the case's
 dtype before anything is computed, so the C++ side starts from the same bits.

@@ -1,0 +1,6 @@
+"""Makes tests/python importable as plain modules (cases, summary) for every test here."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

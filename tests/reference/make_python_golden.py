@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Writes tests/reference/golden/python_api.json with the real PyTorch.
+
+Run once (needs Debian's python3-torch and python3-numpy: `scripts/setup --reference`):
+
+    /usr/bin/python3 tests/reference/make_python_golden.py
+
+and commit the JSON file. CI never runs this script: tests/python/test_golden.py reads the
+fixture and checks matmulviz.torch against it without PyTorch.
+
+Every case of tests/python/cases.py runs with DEV = "cpu" (the only device this PyTorch
+has). For each case the file holds either {"result": summary} (see tests/python/summary.py)
+or {"error": {"type": ..., "message": first line}}. The script stops if a case gives
+different answers on two runs (it would not be a deterministic case) or raises
+NotImplementedError (the test reads that exception as "not supported by matmulviz").
+"""
+
+import json
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+from cases import CASES  # noqa: E402
+from summary import run_case  # noqa: E402
+
+OUT = os.path.join(HERE, "golden", "python_api.json")
+
+# Tensor.untyped_storage() arrived in PyTorch 2.0; 1.13 reaches the same bytes through
+# storage().untyped(). The cases use the newer name, which matmulviz.torch provides.
+if not hasattr(torch.Tensor, "untyped_storage"):
+    torch.Tensor.untyped_storage = lambda self: self.storage().untyped()
+
+
+def main():
+    names = [name for name, _ in CASES]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SystemExit(f"duplicate case names: {duplicates}")
+    cases = {}
+    for name, code in CASES:
+        first = run_case(torch, "cpu", code)
+        again = run_case(torch, "cpu", code)
+        if first != again:
+            raise SystemExit(f"{name}: two runs differ:\n{first}\n{again}")
+        if first.get("error", {}).get("type") == "NotImplementedError":
+            raise SystemExit(f"{name}: PyTorch raised NotImplementedError: {first['error']}")
+        cases[name] = {"code": code, **first}
+    payload = {"generator": "tests/reference/make_python_golden.py", "torch": torch.__version__,
+               "device": "cpu", "cases": cases}
+    with open(OUT, "w") as f:
+        json.dump(payload, f, indent=1, allow_nan=False)
+        f.write("\n")
+    errors = sum(1 for c in cases.values() if "error" in c)
+    print(f"wrote {os.path.relpath(OUT)}: {len(cases)} cases ({errors} expected errors), "
+          f"{os.path.getsize(OUT)} bytes")
+
+
+if __name__ == "__main__":
+    main()
