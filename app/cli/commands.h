@@ -18,6 +18,7 @@ Action addLaunchCommand(CLI::App& app);
 Action addMultiheadCommand(CLI::App& app);  // multihead_command.cpp
 Action addEinsumCommand(CLI::App& app);     // einsum_command.cpp
 Action addLadderCommand(CLI::App& app);     // ladder_command.cpp
+Action addRunCommand(CLI::App& app);        // run_command.cpp: a Python script on the engine
 /// export_command.cpp; built only with the GUI libraries (MATMULVIZ_HAVE_EXPORT), since it
 /// renders the charts with the same code as the desktop app.
 Action addExportCommand(CLI::App& app);

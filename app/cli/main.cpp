@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       {"strategies", addStrategiesCommand(app)}, {"launch", addLaunchCommand(app)},
       {"devices", addDevicesCommand(app)},       {"multihead", addMultiheadCommand(app)},
       {"einsum", addEinsumCommand(app)},         {"ladder", addLadderCommand(app)},
+      {"run", addRunCommand(app)},
 #ifdef MATMULVIZ_HAVE_EXPORT
       {"export", addExportCommand(app)},
 #endif

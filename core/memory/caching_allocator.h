@@ -132,6 +132,9 @@ class CachingAllocator {
   int64_t cumulativeAllocatedBytes() const { return cumulativeAllocated_; }
   int64_t segmentCount() const { return static_cast<int64_t>(segments_.size()); }
   const Options& options() const { return options_; }
+  /// Starts or stops keeping every event and record (Options::recordTimeline) from now on; the
+  /// counters are kept either way. For a long-lived device that records only part of its life.
+  void setRecordTimeline(bool on) { options_.recordTimeline = on; }
 
  private:
   struct Segment;

@@ -14,7 +14,7 @@ __all__ = ["record", "set_cuda_mode", "cuda_mode", "set_device_capacity", "gathe
 
 
 def set_cuda_mode(mode):
-    """"compute" (default): CUDA tensors hold values computed on this machine (BLAS).
+    """"data" (default): CUDA tensors hold values computed on this machine (BLAS).
     "meta": sizes, strides and the memory accounting only, no data, so very large workloads
     answer in seconds (values, item() and tolist() are then unavailable). Also set by the
     environment variable MATMULVIZ_CUDA_MODE=meta. Call before the first CUDA tensor is made."""
@@ -22,7 +22,7 @@ def set_cuda_mode(mode):
 
 
 def cuda_mode():
-    """The current CUDA mode: "compute" or "meta"."""
+    """The current CUDA mode: "data" or "meta"."""
     return _C.cuda_mode()
 
 

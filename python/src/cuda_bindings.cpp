@@ -61,13 +61,12 @@ void bindCuda(py::module_& m) {
   m.def("reset_peak_memory_stats", [] { allocator().resetPeak(); });
   m.def("empty_cache", [] { allocator().emptyCache(); });
   m.def("set_cuda_mode", [](const std::string& mode) {
-    if (mode != "compute" && mode != "meta")
-      throw std::invalid_argument("set_cuda_mode: mode must be \"compute\" or \"meta\", got \"" +
+    if (mode != "data" && mode != "meta")
+      throw std::invalid_argument("set_cuda_mode: mode must be \"data\" or \"meta\", got \"" +
                                   mode + "\"");
-    Runtime::instance().setMode(mode == "meta" ? CudaMode::Meta : CudaMode::Compute);
+    Runtime::instance().setMode(mode == "meta" ? CudaMode::Meta : CudaMode::Data);
   });
-  m.def("cuda_mode",
-        [] { return Runtime::instance().mode() == CudaMode::Meta ? "meta" : "compute"; });
+  m.def("cuda_mode", [] { return Runtime::instance().mode() == CudaMode::Meta ? "meta" : "data"; });
   m.def("set_device_capacity",
         [](std::optional<int64_t> bytes) { Runtime::instance().setCapacity(bytes); });
   m.def("device_capacity", [] { return Runtime::instance().capacity(); });

@@ -24,21 +24,35 @@ struct AdvancedIndex {
   Tensor indices;
 };
 
-bool isIntegerScalarTensor(const py::handle& item) {
-  if (!py::isinstance<Tensor>(item)) return false;
-  const Tensor& t = item.cast<const Tensor&>();
-  return t.dim() == 0 && t.dtype() == DType::Int64;
+/// What one item of an index tuple is, decided once per item with cheap type checks (this runs
+/// for every `a[i:i + 1, :, :]` of a Python loop).
+enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, List, Bool, Other };
+
+PyTypeObject* tensorType() {
+  static PyTypeObject* type =
+      reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());  // lives as long as _C
+  return type;
 }
 
-int64_t specifiedDims(const py::tuple& items) {
-  int64_t n = 0;
-  for (py::handle item : items) {
-    if (item.is_none() || item.is(py::ellipsis())) continue;
-    if (py::isinstance<Tensor>(item) && !isIntegerScalarTensor(item))
-      n += 1;  // an integer tensor indexes one dim
-    else
-      n += 1;
+Item classify(py::handle item) {
+  PyObject* o = item.ptr();
+  if (PyBool_Check(o)) return Item::Bool;
+  if (PyLong_Check(o)) return Item::Int;
+  if (PySlice_Check(o)) return Item::Slice;
+  if (o == Py_None) return Item::None;
+  if (o == Py_Ellipsis) return Item::Ellipsis;
+  if (PyObject_TypeCheck(o, tensorType())) {
+    const Tensor& t = item.cast<const Tensor&>();
+    return t.dim() == 0 && t.dtype() == DType::Int64 ? Item::ScalarTensor : Item::Tensor;
   }
+  if (PyList_Check(o)) return Item::List;
+  return Item::Other;
+}
+
+int64_t specifiedDims(const std::vector<Item>& kinds) {
+  int64_t n = 0;
+  for (Item k : kinds)
+    if (k != Item::None && k != Item::Ellipsis) ++n;
   return n;
 }
 
@@ -61,49 +75,57 @@ Tensor indexTensorOf(py::handle item) {
 
 /// Applies ints, slices, None and ... (the views); collects integer tensors for later.
 Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<AdvancedIndex>& adv) {
+  std::vector<Item> kinds;
+  kinds.reserve(items.size());
+  for (py::handle item : items) kinds.push_back(classify(item));
   Tensor result = self;
   int64_t dim = 0;
-  const int64_t specified = specifiedDims(items);
+  const int64_t specified = specifiedDims(kinds);
   if (specified > self.dim())
     throw std::out_of_range("too many indices for tensor of dimension " +
                             std::to_string(self.dim()));
-  for (py::handle item : items) {
-    if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
-      if (result.dim() == 0)
-        throw std::out_of_range(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-      result = select(result, dim, item.cast<int64_t>());
-    } else if (isIntegerScalarTensor(item)) {
-      const Tensor& t = item.cast<const Tensor&>();
-      if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
-      result = select(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()));
-    } else if (PySlice_Check(item.ptr())) {
-      Py_ssize_t start = 0, stop = 0, step = 0;
-      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-      if (step <= 0) throw py::value_error("step must be greater than zero");
-      if (result.dim() == 0)
-        throw std::out_of_range("slice() cannot be applied to a 0-dim tensor.");
-      const int64_t length = result.size(dim);
-      PySlice_AdjustIndices(length, &start, &stop, step);
-      if (!(start == 0 && stop == length && step == 1))  // PyTorch's applySlice returns self
-        result = slice(result, dim, start, std::max<Py_ssize_t>(stop, start), step);
-      ++dim;
-    } else if (item.is_none()) {
-      result = unsqueeze(result, dim);
-      ++dim;
-    } else if (item.is(py::ellipsis())) {
-      dim += self.dim() - specified;
-    } else if (py::isinstance<Tensor>(item) || py::isinstance<py::list>(item)) {
-      adv.push_back({dim, indexTensorOf(item)});
-      ++dim;
-    } else if (py::isinstance<py::bool_>(item)) {
-      throw NotSupported("indexing with a Python bool");
-    } else {
-      throw py::index_error(
-          "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-          "valid indices (got " +
-          std::string(py::str(py::type::of(item).attr("__name__"))) + ")");
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const py::handle item = items[i];
+    switch (kinds[i]) {
+      case Item::Int:
+        result = select(result, dim, item.cast<int64_t>());
+        break;
+      case Item::ScalarTensor: {
+        const Tensor& t = item.cast<const Tensor&>();
+        if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
+        result = select(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()));
+        break;
+      }
+      case Item::Slice: {
+        Py_ssize_t start = 0, stop = 0, step = 0;
+        if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+        if (step <= 0) throw py::value_error("step must be greater than zero");
+        const int64_t length = result.size(dim);
+        PySlice_AdjustIndices(length, &start, &stop, step);
+        if (!(start == 0 && stop == length && step == 1))  // PyTorch's applySlice returns self
+          result = slice(result, dim, start, std::max<Py_ssize_t>(stop, start), step);
+        ++dim;
+        break;
+      }
+      case Item::None:
+        result = unsqueeze(result, dim);
+        ++dim;
+        break;
+      case Item::Ellipsis:
+        dim += self.dim() - specified;
+        break;
+      case Item::Tensor:
+      case Item::List:
+        adv.push_back({dim, indexTensorOf(item)});
+        ++dim;
+        break;
+      case Item::Bool:
+        throw NotSupported("indexing with a Python bool");
+      case Item::Other:
+        throw py::index_error(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+            "valid indices (got " +
+            std::string(py::str(py::type::of(item).attr("__name__"))) + ")");
     }
   }
   return result;
@@ -133,13 +155,13 @@ Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
 }
 
 py::tuple asTuple(const py::object& index) {
-  if (py::isinstance<py::tuple>(index)) return index.cast<py::tuple>();
+  if (PyTuple_Check(index.ptr())) return py::reinterpret_borrow<py::tuple>(index);
   return py::make_tuple(index);
 }
 
 Tensor getItem(const Tensor& self, const py::object& index) {
-  if (py::isinstance<py::bool_>(index)) throw NotSupported("indexing with a Python bool");
-  if (py::isinstance<py::int_>(index)) {  // THPVariable_getitem's fast path: applySelect
+  if (PyBool_Check(index.ptr())) throw NotSupported("indexing with a Python bool");
+  if (PyLong_Check(index.ptr())) {  // THPVariable_getitem's fast path: applySelect
     if (self.dim() == 0)
       throw std::out_of_range(
           "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "

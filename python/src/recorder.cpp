@@ -28,6 +28,7 @@ void Recorder::start(const std::string& packageDir) {
   frameIds_.clear();
   frameOf_.clear();
   marks_.clear();
+  a.setRecordTimeline(true);
   a.setAllocationObserver([this](const AllocationRecord& r) { onAllocation(r.id); });
   active_ = true;
 }
@@ -35,6 +36,7 @@ void Recorder::start(const std::string& packageDir) {
 void Recorder::stop() {
   if (!active_) return;
   Runtime::instance().cuda()->allocator().setAllocationObserver({});
+  Runtime::instance().cuda()->allocator().setRecordTimeline(false);
   active_ = false;
 }
 
@@ -110,7 +112,7 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
   Json e = Json::parse(std::string(py::str(json.attr("dumps")(extra))));
   for (auto& [k, v] : e.items()) j[k] = v;
   j["device"] = {{"name", "cuda:0"},
-                 {"mode", Runtime::instance().mode() == CudaMode::Meta ? "meta" : "compute"},
+                 {"mode", Runtime::instance().mode() == CudaMode::Meta ? "meta" : "data"},
                  {"capacity_bytes",
                   a.options().capacityBytes ? Json(*a.options().capacityBytes) : Json(nullptr)}};
   Json frames = Json::array();

@@ -23,7 +23,7 @@ const DevicePtr& Runtime::cuda() {
     if (capacity_)
       options.capacityBytes =
           fraction_ ? static_cast<int64_t>(*capacity_ * *fraction_) : *capacity_;
-    options.recordTimeline = true;
+    options.recordTimeline = false;  // matmulviz.record switches it on while it records
     cuda_ = makeDevice(mode_ == CudaMode::Meta ? DeviceKind::Meta : DeviceKind::Cpu, options);
   }
   return cuda_;

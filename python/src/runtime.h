@@ -4,7 +4,7 @@
 //
 // Python's device names map to the engine's devices (core/tensor/device.h):
 //   "cpu"  -> host memory, not accounted (a CPU tensor beside a CUDA device in PyTorch);
-//   "cuda" -> one device whose memory is the CUDA caching-allocator model. In mode "compute"
+//   "cuda" -> one device whose memory is the CUDA caching-allocator model. In mode "data"
 //             (the default) its values are computed on this machine (BLAS); in mode "meta" it
 //             keeps sizes, strides and the memory accounting but no data.
 
@@ -16,7 +16,7 @@
 
 namespace matmulviz::python {
 
-enum class CudaMode { Compute, Meta };
+enum class CudaMode { Data, Meta };
 
 class Runtime {
  public:
@@ -42,7 +42,7 @@ class Runtime {
  private:
   void replaceDevice();
   DevicePtr cuda_;
-  CudaMode mode_ = CudaMode::Compute;
+  CudaMode mode_ = CudaMode::Data;
   std::optional<int64_t> capacity_;
   std::optional<double> fraction_;
 };

@@ -19,7 +19,7 @@ def meta():
     matmulviz.set_cuda_mode("meta")
     yield
     gc.collect()
-    matmulviz.set_cuda_mode("compute")
+    matmulviz.set_cuda_mode("data")
 
 
 def test_rounding_and_pools():

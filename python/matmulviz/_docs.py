@@ -1,0 +1,82 @@
+"""Writes docs/python.md from the bindings themselves: what matmulviz.torch provides.
+
+    scripts/python -m matmulviz._docs > docs/python.md        (scripts/python-docs does this)
+"""
+
+import inspect
+
+import matmulviz
+import matmulviz.torch as torch
+
+INTRO = """\
+# matmulviz.torch: PyTorch's API on matmulviz's engine
+
+<!-- Written by scripts/python-docs from the module itself; edit python/matmulviz/_docs.py. -->
+
+`import matmulviz.torch as torch` instead of `import torch`, and PyTorch matmul code runs on
+matmulviz's engine: tensors on `"cuda"` live on a simulated CUDA device whose memory is a model
+of PyTorch's CUDA caching allocator, so `torch.cuda.memory_allocated()`,
+`max_memory_allocated()` and `memory_stats()` give the numbers a GPU would, on a laptop.
+Python's own reference counting decides when a tensor dies, exactly as with PyTorch, so the
+lifetimes of temporaries (the forum post's "weird phenomena") come out as they do there.
+
+Use it without installing: `scripts/python SCRIPT` (or
+`PYTHONPATH=build/release/python /usr/bin/python3 SCRIPT`). `cmake --install build/release`
+puts the package where Debian's `/usr/bin/python3` finds it.
+
+Run a script and record its memory: `scripts/python -m matmulviz SCRIPT [ARGS] --report run.json`
+or `matmulviz-cli run SCRIPT [ARGS] --report run.json`; the format is in docs/report-format.md.
+
+## Devices and modes
+
+- `"cpu"`: host tensors, not counted as device memory (as in PyTorch).
+- `"cuda"` / `"cuda:0"`: the simulated device. In the default mode `"data"` values are computed
+  on this machine (BLAS); `matmulviz.set_cuda_mode("meta")` (or `MATMULVIZ_CUDA_MODE=meta`)
+  keeps sizes, strides and the memory accounting but no data, so a workload far larger than
+  this machine's memory answers in seconds (then `item()`, `tolist()` and printing values are
+  unavailable). A real GPU through the CUDA backend (`"gpu"`) is not available from Python yet.
+- `matmulviz.set_device_capacity("80GiB")`: the simulated GPU's memory; beyond it allocation
+  raises `torch.cuda.OutOfMemoryError` with PyTorch's message (after releasing cached segments
+  and retrying, as PyTorch does). `torch.cuda.set_per_process_memory_fraction(f)` scales it.
+
+## Differences from PyTorch, on purpose
+
+- Random numbers (`rand`, `randn`, `randint`) come from NumPy's generator: `manual_seed` makes
+  them repeat, but they are not PyTorch's numbers.
+- `from_numpy()` and `Tensor.numpy()` copy (PyTorch shares the array's memory).
+- `inference_mode` behaves as `no_grad`.
+- Anything not listed below raises `NotImplementedError` naming it, never a silent wrong
+  result. `matmulviz.torch.supported()` returns these lists.
+"""
+
+
+def signature(obj):
+    try:
+        return str(inspect.signature(obj))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def main():
+    lists = torch.supported()
+    print(INTRO)
+    print("## Functions: `torch.*`\n")
+    for name in lists["torch"]:
+        obj = getattr(torch, name)
+        if callable(obj) and not isinstance(obj, type):
+            print(f"- `torch.{name}{signature(obj)}`")
+        else:
+            print(f"- `torch.{name}`")
+    print("\n## Tensor methods and attributes\n")
+    print(", ".join(f"`{n}`" for n in lists["Tensor"]))
+    print("\n## `torch.cuda`\n")
+    print(", ".join(f"`{n}`" for n in lists["torch.cuda"]))
+    print("\n## `torch.autograd`\n")
+    print(", ".join(f"`{n}`" for n in lists["torch.autograd"]))
+    print("\n## `matmulviz`\n")
+    for name in sorted(n for n in matmulviz.__all__):
+        print(f"- `matmulviz.{name}{signature(getattr(matmulviz, name))}`")
+
+
+if __name__ == "__main__":
+    main()
