@@ -128,6 +128,7 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
     releaseCachedSegments();
     if (!fits()) {
       ++ooms_;
+      lastOomRequest_ = requested;
       record(MemoryEventKind::Oom, -1, requested);
       const bool wholeSegment = segmentSize > roundSize(requested);
       throw OutOfMemoryError(
@@ -148,6 +149,7 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
       data = backing_.allocate(static_cast<std::size_t>(segmentSize));
     } catch (const std::bad_alloc&) {
       ++ooms_;
+      lastOomRequest_ = requested;
       record(MemoryEventKind::Oom, -1, requested);
       throw OutOfMemoryError("out of memory: tried to allocate " + formatBytes(requested) +
                              " (a segment of " + formatBytes(segmentSize) +

@@ -99,6 +99,8 @@ class CachingAllocator {
   /// how often it failed (num_ooms).
   int64_t allocRetries() const { return allocRetries_; }
   int64_t ooms() const { return ooms_; }
+  /// The request (bytes) of the last allocation that failed, 0 before any.
+  int64_t lastOomRequest() const { return lastOomRequest_; }
 
   /// Called after every allocation with its record (e.g. to note which Python line made it).
   /// One observer; an empty function removes it.
@@ -184,7 +186,7 @@ class CachingAllocator {
   std::vector<OpSpan> spans_;
   MemoryCounters current_, peak_;
   PoolStats pools_[2];  // small, large
-  int64_t allocRetries_ = 0, ooms_ = 0;
+  int64_t allocRetries_ = 0, ooms_ = 0, lastOomRequest_ = 0;
   std::function<void(const AllocationRecord&)> observer_;
   int64_t cumulativeAllocated_ = 0;
   int64_t nextAddress_ = int64_t{1} << 32;

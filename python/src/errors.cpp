@@ -21,17 +21,15 @@ PyObject* oomType = nullptr;
 /// PyTorch's wording of a CUDA out-of-memory error (c10/cuda/CUDACachingAllocator.cpp, 1.13),
 /// from the allocator's counters at the failed request.
 std::string pytorchOomMessage(const std::string& engineMessage) {
-  const DevicePtr& device = Runtime::instance().cuda();
-  const auto& events = device->allocator().events();
-  if (events.empty() || events.back().kind != MemoryEventKind::Oom) return engineMessage;
-  const MemoryEvent& e = events.back();
-  const auto capacity = device->allocator().options().capacityBytes;
-  const int64_t total = capacity.value_or(0);
-  const int64_t free = total - e.after.reservedBytes;
-  return "CUDA out of memory. Tried to allocate " + formatBytes(e.bytes) + " (GPU 0; " +
-         formatBytes(total) + " total capacity; " + formatBytes(e.after.allocatedBytes) +
+  const CachingAllocator& a = Runtime::instance().cuda()->allocator();
+  if (a.ooms() == 0) return engineMessage;
+  const int64_t total = a.options().capacityBytes.value_or(0);
+  const MemoryCounters now = a.current();  // a failed allocation changes no counter
+  const int64_t free = total - now.reservedBytes;
+  return "CUDA out of memory. Tried to allocate " + formatBytes(a.lastOomRequest()) + " (GPU 0; " +
+         formatBytes(total) + " total capacity; " + formatBytes(now.allocatedBytes) +
          " already allocated; " + formatBytes(free < 0 ? 0 : free) + " free; " +
-         formatBytes(e.after.reservedBytes) +
+         formatBytes(now.reservedBytes) +
          " reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
          "max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and "
          "PYTORCH_CUDA_ALLOC_CONF";

@@ -7,6 +7,7 @@
 #include <frameobject.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <unordered_set>
 
@@ -22,27 +23,39 @@ Recorder& recorder() {
 
 void Recorder::start(const std::string& packageDir) {
   packageDir_ = packageDir;
-  CachingAllocator& a = Runtime::instance().cuda()->allocator();
-  firstEvent_ = a.events().size();
   frames_.clear();
   frameIds_.clear();
+  marks_.clear();
+  active_ = true;
+  attach(Runtime::instance().cuda());
+  Runtime::instance().setDeviceObserver([this](const DevicePtr& d) { attach(d); });
+}
+
+void Recorder::attach(const DevicePtr& device) {
+  if (device_ && device_ != device) {
+    device_->allocator().setAllocationObserver({});
+    device_->allocator().setRecordTimeline(false);
+  }
+  device_ = device;
   frameOf_.clear();
   marks_.clear();
+  CachingAllocator& a = device_->allocator();
+  firstEvent_ = a.events().size();
   a.setRecordTimeline(true);
   a.setAllocationObserver([this](const AllocationRecord& r) { onAllocation(r.id); });
-  active_ = true;
 }
 
 void Recorder::stop() {
   if (!active_) return;
-  Runtime::instance().cuda()->allocator().setAllocationObserver({});
-  Runtime::instance().cuda()->allocator().setRecordTimeline(false);
+  Runtime::instance().setDeviceObserver({});
+  device_->allocator().setAllocationObserver({});
+  device_->allocator().setRecordTimeline(false);
   active_ = false;
 }
 
 void Recorder::mark(const std::string& name) {
   if (!active_) return;
-  marks_.emplace_back(Runtime::instance().cuda()->allocator().elapsedUs(), name);
+  marks_.emplace_back(device_->allocator().elapsedUs(), name);
 }
 
 void Recorder::onAllocation(int64_t allocationId) {
@@ -98,7 +111,7 @@ Json peakJson(const std::vector<MemoryEvent>& events, size_t first) {
 }  // namespace
 
 void Recorder::write(const std::string& path, const py::dict& extra) const {
-  const DevicePtr& device = Runtime::instance().cuda();
+  const DevicePtr device = device_ ? device_ : Runtime::instance().cuda();
   const CachingAllocator& a = device->allocator();
   const auto& events = a.events();
   const size_t first = std::min(firstEvent_, events.size());
@@ -124,44 +137,50 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
   j["frames"] = std::move(frames);
   j["ops"] = a.opNames();
 
+  // Events and allocations as rows of a table (a run makes millions of them: keys per row
+  // would triple the file).
   Json evs = Json::array();
   std::unordered_set<int64_t> ids;
   for (size_t i = first; i < events.size(); ++i) {
     const MemoryEvent& ev = events[i];
-    evs.push_back({{"kind", memoryEventKindName(ev.kind)},
-                   {"id", ev.allocationId},
-                   {"bytes", ev.bytes},
-                   {"time_us", ev.timeUs},
-                   {"allocated", ev.after.allocatedBytes},
-                   {"reserved", ev.after.reservedBytes},
-                   {"op", ev.opId}});
+    evs.push_back(Json::array({static_cast<int>(ev.kind), ev.allocationId, ev.bytes,
+                               std::round(ev.timeUs * 1000.0) / 1000.0, ev.after.allocatedBytes,
+                               ev.after.reservedBytes, ev.opId}));
     if (ev.allocationId >= 0) ids.insert(ev.allocationId);
   }
-  j["events"] = std::move(evs);
+  Json kinds = Json::array();
+  for (MemoryEventKind k :
+       {MemoryEventKind::Alloc, MemoryEventKind::Free, MemoryEventKind::SegmentAlloc,
+        MemoryEventKind::SegmentFree, MemoryEventKind::Oom})
+    kinds.push_back(memoryEventKindName(k));
+  j["events"] = {{"columns", {"kind", "id", "bytes", "time_us", "allocated", "reserved", "op"}},
+                 {"kinds", std::move(kinds)},
+                 {"rows", std::move(evs)}};
 
   std::vector<int64_t> sorted(ids.begin(), ids.end());
   std::sort(sorted.begin(), sorted.end());
   Json allocs = Json::array();
+  Json keptAlive = Json::object();
   for (int64_t id : sorted) {
     const auto it = a.records().find(id);
     if (it == a.records().end()) continue;
     const AllocationRecord& r = it->second;
-    Json keptBy = Json::array();
-    if (const Storage* s = device->storageOf(id))
+    if (const Storage* s = device->storageOf(id); s && !s->holders().empty()) {
+      Json keptBy = Json::array();
       for (const auto& [why, count] : s->holders())
         keptBy.push_back({{"why", why}, {"count", count}});
+      keptAlive[std::to_string(id)] = std::move(keptBy);
+    }
     const auto f = frameOf_.find(id);
-    allocs.push_back({{"id", id},
-                      {"label", r.label},
-                      {"op", r.opId},
-                      {"requested_bytes", r.requestedBytes},
-                      {"block_bytes", r.blockBytes},
-                      {"pool", r.small ? "small" : "large"},
-                      {"frame", f == frameOf_.end() ? Json(nullptr) : Json(f->second)},
-                      {"alive", r.alive},
-                      {"kept_alive_by", std::move(keptBy)}});
+    allocs.push_back(Json::array({id, r.label, r.opId, r.requestedBytes, r.blockBytes,
+                                  r.small ? "small" : "large",
+                                  f == frameOf_.end() ? Json(nullptr) : Json(f->second), r.alive}));
   }
-  j["allocations"] = std::move(allocs);
+  j["allocations"] = {
+      {"columns",
+       {"id", "label", "op", "requested_bytes", "block_bytes", "pool", "frame", "alive"}},
+      {"rows", std::move(allocs)}};
+  j["kept_alive_by"] = std::move(keptAlive);
   j["peak"] = peakJson(events, first);
   Json marks = Json::array();
   for (const auto& [t, name] : marks_) marks.push_back({{"time_us", t}, {"name", name}});

@@ -4,6 +4,8 @@
 // frame outside the matmulviz package), then a report file with the allocator's events, the
 // allocations, what keeps the live ones alive, and memory_stats(). Schema: docs/report-format.md.
 
+#include "core/tensor/device.h"
+
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -35,7 +37,11 @@ class Recorder {
 
  private:
   void onAllocation(int64_t allocationId);
+  /// Starts tagging `device`'s allocations (the current CUDA device, or a new one that replaced
+  /// it while recording: set_cuda_mode at the top of a script).
+  void attach(const DevicePtr& device);
   bool active_ = false;
+  DevicePtr device_;
   std::string packageDir_;
   size_t firstEvent_ = 0;
   std::vector<PythonFrame> frames_;

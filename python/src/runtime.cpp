@@ -25,6 +25,7 @@ const DevicePtr& Runtime::cuda() {
           fraction_ ? static_cast<int64_t>(*capacity_ * *fraction_) : *capacity_;
     options.recordTimeline = false;  // matmulviz.record switches it on while it records
     cuda_ = makeDevice(mode_ == CudaMode::Meta ? DeviceKind::Meta : DeviceKind::Cpu, options);
+    if (deviceObserver_) deviceObserver_(cuda_);
   }
   return cuda_;
 }
@@ -45,11 +46,7 @@ std::string Runtime::deviceName(const DeviceContext* device) {
 }
 
 void Runtime::replaceDevice() {
-  if (cuda_ && !cuda_->allocator().liveRecords().empty())
-    throw std::logic_error(
-        "the CUDA device's mode and capacity can change only while no CUDA tensor is alive "
-        "(set them at the start of the script)");
-  cuda_.reset();
+  cuda_.reset();  // tensors made before keep the device they were made on
 }
 
 void Runtime::setMode(CudaMode mode) {

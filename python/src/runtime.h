@@ -11,6 +11,7 @@
 #include "core/tensor/device.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,13 +32,19 @@ class Runtime {
   static std::string deviceName(const DeviceContext* device);
 
   CudaMode mode() const { return mode_; }
-  /// Switches mode and/or capacity. Only while no CUDA tensor is alive (a tensor keeps the device
-  /// it was made on); throws std::logic_error otherwise. The next CUDA tensor gets a new device.
+  /// Switches mode and/or capacity: the next CUDA tensor gets a new device with fresh statistics.
+  /// Tensors made before keep the device they were made on (and its memory); mixing the two in
+  /// one op fails as tensors on two devices do. Call these at the start of a script.
   void setMode(CudaMode mode);
   void setCapacity(std::optional<int64_t> bytes);
   std::optional<int64_t> capacity() const { return capacity_; }
   /// torch.cuda.set_per_process_memory_fraction(f): capacity * f (needs a capacity).
   void setMemoryFraction(double fraction);
+  /// Called with each new CUDA device (a mode or capacity change makes one): the recorder
+  /// follows the device. Empty: nobody is told.
+  void setDeviceObserver(std::function<void(const DevicePtr&)> observer) {
+    deviceObserver_ = std::move(observer);
+  }
 
  private:
   void replaceDevice();
@@ -45,6 +52,7 @@ class Runtime {
   CudaMode mode_ = CudaMode::Data;
   std::optional<int64_t> capacity_;
   std::optional<double> fraction_;
+  std::function<void(const DevicePtr&)> deviceObserver_;
 };
 
 }  // namespace matmulviz::python
