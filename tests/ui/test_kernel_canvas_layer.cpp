@@ -2,6 +2,10 @@
 // grids the view accepts, resizing the view again and again while the animation steps never
 // holds the GUI thread for 100 ms; the layer then catches up with the last size and matches the
 // one the GUI thread would have drawn; destroying the view while a layer is being drawn is safe.
+// Held against the limit: the CPU time of each event the GUI thread dispatches (EventTimingApp)
+// and, when the machine has a core to spare, the wall-clock gaps of its loop (StallWatchdog).
+
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QPainter>
 #include <QSignalSpy>
@@ -9,6 +13,7 @@
 #include <QtTest>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <thread>
 
@@ -41,13 +46,63 @@ bool launchAndWait(KernelView& view, const KernelLaunchSpec& spec) {
   return !ready.isEmpty() && failed.isEmpty();
 }
 
+/// True when the 100 ms limit is held against the GUI thread's CPU time: not under the
+/// sanitizers, which slow every paint several times over (the checks of what is shown stay).
+constexpr bool kTimesChecked =
+#ifdef MATMULVIZ_SANITIZED_BUILD
+    false;
+#else
+    true;
+#endif
+
 /// More runnable threads than cores: a wall-clock gap then also holds the GUI thread's waits
 /// for a core, which no code of ours can shorten. The GUI thread's own CPU time is held against
 /// the limit regardless.
 bool machineIsOverloaded() {
   double load = 0;
-  return getloadavg(&load, 1) == 1 && load > double(std::thread::hardware_concurrency());
+  return !kTimesChecked ||
+         (getloadavg(&load, 1) == 1 && load > double(std::thread::hardware_concurrency()));
 }
+
+double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+/// The application, timing every event the GUI thread's loop dispatches (the outermost ones: a
+/// window's repaint with all its paint events is one): the most CPU time one took since
+/// resetLongestEvent(). What a user feels as a frozen window is one such event.
+class EventTimingApp : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (depth_ > 0 || QThread::currentThread() != thread()) {
+      return QApplication::notify(receiver, event);
+    }
+    ++depth_;
+    const double start = threadCpuMs();
+    const bool handled = QApplication::notify(receiver, event);
+    const double ms = threadCpuMs() - start;
+    --depth_;
+    if (ms > longestMs_) {
+      longestMs_ = ms;
+      longestWhat_ = QStringLiteral("event %1 to %2")
+                         .arg(int(event->type()))
+                         .arg(QLatin1String(receiver->metaObject()->className()));
+    }
+    return handled;
+  }
+  void resetLongestEvent() { longestMs_ = 0; }
+  double longestEventMs() const { return longestMs_; }
+  QString longestEvent() const { return longestWhat_; }
+  static EventTimingApp* instance() { return static_cast<EventTimingApp*>(qApp); }
+
+ private:
+  int depth_ = 0;
+  double longestMs_ = 0;
+  QString longestWhat_;
+};
 
 /// The whole frame as the GUI thread draws it, static layer included.
 QImage frameOnGuiThread(const KernelView& view) {
@@ -76,7 +131,11 @@ class TestKernelCanvasLayer : public QObject {
     QTest::addRow("4096 x 4096, TPB 1") << "naive" << kSide << kSide << 1;
     QTest::addRow("100000 x 167, TPB 1") << "naive" << L::maxDim << kThin << 1;
 #endif
+#ifdef MATMULVIZ_SANITIZED_BUILD
+    QTest::addRow("smem_tiled 256 x 256, TPB 32") << "smem_tiled" << 256 << 256 << L::maxTpb;
+#else
     QTest::addRow("smem_tiled 1024 x 1024, TPB 32") << "smem_tiled" << 1024 << 1024 << L::maxTpb;
+#endif
   }
   void resizingTheLargestGridsNeverStalls() {
     QFETCH(QString, kernel);
@@ -95,6 +154,7 @@ class TestKernelCanvasLayer : public QObject {
     matmulviz::testing::GuiBusyWatchdog busy;
     wall.start();
     busy.start();
+    EventTimingApp::instance()->resetLongestEvent();
     const QSize sizes[] = {{1920, 1200}, {700, 460}, {1600, 1000}, {1100, 1150},
                            {1900, 600},  {980, 720}, {1750, 1080}};
     for (int i = 0; i < 42; ++i) {
@@ -110,11 +170,15 @@ class TestKernelCanvasLayer : public QObject {
     busy.stop();
 
     QCOMPARE(canvas->staticLayerSize(), canvas->size());
-    qInfo("longest GUI stall %.1f ms wall, %.1f ms of GUI-thread CPU", wall.longestStallMs(),
-          busy.longestBusyMs());
-    QVERIFY2(busy.longestBusyMs() < kLimitMs, qPrintable(QString::number(busy.longestBusyMs())));
+    const double eventMs = EventTimingApp::instance()->longestEventMs();
+    qInfo(
+        "longest GUI-thread event %.1f ms of CPU (%s); longest stall between two turns of the "
+        "loop %.1f ms wall, %.1f ms of CPU",
+        eventMs, qPrintable(EventTimingApp::instance()->longestEvent()), wall.longestStallMs(),
+        busy.longestBusyMs());
+    if (kTimesChecked) QVERIFY2(eventMs < kLimitMs, qPrintable(QString::number(eventMs)));
     if (machineIsOverloaded()) {
-      qInfo("machine overloaded: the wall-clock stall is reported, not held against the limit");
+      qInfo("machine overloaded or sanitized build: the wall-clock stall is only reported");
     } else {
       QVERIFY2(wall.longestStallMs() < kLimitMs,
                qPrintable(QString::number(wall.longestStallMs())));
@@ -153,7 +217,7 @@ class TestKernelCanvasLayer : public QObject {
     view->show();
     QVERIFY(QTest::qWaitForWindowExposed(view.get()));
 #ifdef MATMULVIZ_SANITIZED_BUILD
-    QVERIFY(launchAndWait(*view, {"naive", 1024, 1, 1024, 1, 0}));
+    QVERIFY(launchAndWait(*view, {"naive", 512, 1, 512, 1, 0}));
 #else
     QVERIFY(launchAndWait(*view, kSquare));
 #endif
@@ -166,15 +230,23 @@ class TestKernelCanvasLayer : public QObject {
     std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
     QElapsedTimer t;
     t.start();
+    const double cpu0 = threadCpuMs();
     view.reset();
-    const double destroyMs = double(t.nsecsElapsed()) / 1e6;
-    qInfo("view destroyed in %.1f ms", destroyMs);
-    if (!machineIsOverloaded())
+    const double destroyMs = double(t.nsecsElapsed()) / 1e6, destroyCpuMs = threadCpuMs() - cpu0;
+    qInfo("view destroyed in %.1f ms (%.1f ms of CPU)", destroyMs, destroyCpuMs);
+    if (kTimesChecked) QVERIFY2(destroyCpuMs < kLimitMs, qPrintable(QString::number(destroyCpuMs)));
+    if (!machineIsOverloaded()) {
       QVERIFY2(destroyMs < kLimitMs, qPrintable(QString::number(destroyMs)));
+    }
     QTest::qWait(100);  // whatever the build had queued for the canvas is delivered or dropped
     QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
   }
 };
 
-QTEST_MAIN(TestKernelCanvasLayer)
+int main(int argc, char** argv) {
+  EventTimingApp app(argc, argv);
+  TestKernelCanvasLayer test;
+  QTEST_SET_MAIN_SOURCE_PATH
+  return QTest::qExec(&test, argc, argv);
+}
 #include "test_kernel_canvas_layer.moc"
