@@ -24,6 +24,8 @@
 #include "ui/widgets/kernel_view.h"
 
 using namespace matmulviz::ui;
+using matmulviz::testing::EventTimingApp;
+using matmulviz::testing::threadCpuMs;
 
 namespace {
 
@@ -63,46 +65,6 @@ bool machineIsOverloaded() {
   return !kTimesChecked ||
          (getloadavg(&load, 1) == 1 && load > double(std::thread::hardware_concurrency()));
 }
-
-double threadCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
-
-/// The application, timing every event the GUI thread's loop dispatches (the outermost ones: a
-/// window's repaint with all its paint events is one): the most CPU time one took since
-/// resetLongestEvent(). What a user feels as a frozen window is one such event.
-class EventTimingApp : public QApplication {
- public:
-  using QApplication::QApplication;
-  bool notify(QObject* receiver, QEvent* event) override {
-    if (depth_ > 0 || QThread::currentThread() != thread()) {
-      return QApplication::notify(receiver, event);
-    }
-    ++depth_;
-    const double start = threadCpuMs();
-    const bool handled = QApplication::notify(receiver, event);
-    const double ms = threadCpuMs() - start;
-    --depth_;
-    if (ms > longestMs_) {
-      longestMs_ = ms;
-      longestWhat_ = QStringLiteral("event %1 to %2")
-                         .arg(int(event->type()))
-                         .arg(QLatin1String(receiver->metaObject()->className()));
-    }
-    return handled;
-  }
-  void resetLongestEvent() { longestMs_ = 0; }
-  double longestEventMs() const { return longestMs_; }
-  QString longestEvent() const { return longestWhat_; }
-  static EventTimingApp* instance() { return static_cast<EventTimingApp*>(qApp); }
-
- private:
-  int depth_ = 0;
-  double longestMs_ = 0;
-  QString longestWhat_;
-};
 
 /// The whole frame as the GUI thread draws it, static layer included.
 QImage frameOnGuiThread(const KernelView& view) {
@@ -154,7 +116,7 @@ class TestKernelCanvasLayer : public QObject {
     matmulviz::testing::GuiBusyWatchdog busy;
     wall.start();
     busy.start();
-    EventTimingApp::instance()->resetLongestEvent();
+    EventTimingApp::instance()->resetEventTimes();
     const QSize sizes[] = {{1920, 1200}, {700, 460}, {1600, 1000}, {1100, 1150},
                            {1900, 600},  {980, 720}, {1750, 1080}};
     for (int i = 0; i < 42; ++i) {
@@ -172,10 +134,11 @@ class TestKernelCanvasLayer : public QObject {
     QCOMPARE(canvas->staticLayerSize(), canvas->size());
     const double eventMs = EventTimingApp::instance()->longestEventMs();
     qInfo(
-        "longest GUI-thread event %.1f ms of CPU (%s); longest stall between two turns of the "
-        "loop %.1f ms wall, %.1f ms of CPU",
-        eventMs, qPrintable(EventTimingApp::instance()->longestEvent()), wall.longestStallMs(),
-        busy.longestBusyMs());
+        "longest GUI-thread event %.1f ms of CPU (%s; the canvas's own longest %.1f ms); "
+        "longest stall between two turns of the loop %.1f ms wall, %.1f ms of CPU",
+        eventMs, qPrintable(EventTimingApp::instance()->longestEvent()),
+        EventTimingApp::instance()->longestEventMsFor("matmulviz::ui::KernelCanvas"),
+        wall.longestStallMs(), busy.longestBusyMs());
     if (kTimesChecked) QVERIFY2(eventMs < kLimitMs, qPrintable(QString::number(eventMs)));
     if (machineIsOverloaded()) {
       qInfo("machine overloaded or sanitized build: the wall-clock stall is only reported");
