@@ -12,6 +12,7 @@
 #include "ui/models/run_history.h"
 #include "ui/models/tensor_grid_model.h"
 
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -394,6 +395,17 @@ void TestCharts::ladder() {
   QCOMPARE(fromLesson[2].note, QString("skipped: no CUDA device"));
   chart.setRungs(fromLesson);
   QCOMPARE(chart.pointCount("time"), 2);
+  // times and speed-ups read as in the app's tables (core/util/format_units.h): no exponent
+  chart.setRungs(
+      LadderChart::rungsFromTimes({{"loop", 2.53e-4, 0, true, {}}, {"blas", 3.1e-8, 0, true, {}}}));
+  QStringList labels;
+  const auto* plot = chart.findChild<QCustomPlot*>();
+  QVERIFY(plot);
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (const auto* text = qobject_cast<QCPItemText*>(plot->item(i))) labels << text->text();
+  }
+  QVERIFY2(labels.contains("253 us"), qPrintable(labels.join(" | ")));
+  QVERIFY2(labels.contains("31.0 ns   8160x"), qPrintable(labels.join(" | ")));
 }
 
 void TestCharts::exportFormats_data() {

@@ -1,5 +1,6 @@
 #include "ui/charts/ladder_chart.h"
 
+#include "core/util/format_units.h"
 #include "ui/models/strategies_table_model.h"  // csvField
 
 #include <qcustomplot.h>
@@ -14,10 +15,12 @@ bool hasBar(const LadderChart::Rung& r) {
   return r.ok && std::isfinite(r.seconds) && r.seconds > 0;
 }
 
-QString formatSeconds(double s) {
-  if (s < 1e-3) return QString::number(s * 1e6, 'g', 3) + QStringLiteral(" µs");
-  if (s < 1) return QString::number(s * 1e3, 'g', 3) + QStringLiteral(" ms");
-  return QString::number(s, 'g', 3) + QStringLiteral(" s");
+// the app's one wording of times and factors ("31.0 ns", "8160x"), as in its tables
+QString seconds(double s) {
+  return QString::fromStdString(formatSeconds(s));
+}
+QString factor(double ratio) {
+  return QString::fromStdString(formatFactor(ratio));
 }
 
 }  // namespace
@@ -122,9 +125,9 @@ void LadderChart::rebuild() {
       continue;
     }
     bars->addData(n - i, r.seconds);
-    QString text = formatSeconds(r.seconds);
+    QString text = seconds(r.seconds);
     if (std::isfinite(r.speedupOverPrevious) && r.speedupOverPrevious > 0)
-      text += QStringLiteral("   ×%1").arg(r.speedupOverPrevious, 0, 'g', 3);
+      text += QStringLiteral("   ") + factor(r.speedupOverPrevious);
     label->setText(text);
   }
   if (rungs_.isEmpty())
@@ -143,9 +146,9 @@ QString LadderChart::toolTipFor(QCPAbstractPlottable*, int dataIndex) const {
     if (hasBar(rungs_[i])) withBars << i;
   if (dataIndex < 0 || dataIndex >= withBars.size()) return {};
   const Rung& r = rungs_[withBars[dataIndex]];
-  QString text = QStringLiteral("%1: %2").arg(r.name, formatSeconds(r.seconds));
+  QString text = QStringLiteral("%1: %2").arg(r.name, seconds(r.seconds));
   if (std::isfinite(r.speedupOverPrevious))
-    text += QStringLiteral(", ×%1 over the rung above").arg(r.speedupOverPrevious, 0, 'g', 3);
+    text += QStringLiteral(", %1 over the rung above").arg(factor(r.speedupOverPrevious));
   if (!r.note.isEmpty()) text += QStringLiteral("\n") + r.note;
   return text;
 }

@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 #include "ui/widgets/kernel_painter.h"
@@ -11,7 +12,10 @@
 namespace matmulviz::ui {
 
 KernelCanvas::KernelCanvas(const KernelLaunchModel* model, QWidget* parent)
-    : QWidget(parent), model_(model) {
+    : QWidget(parent),
+      model_(model),
+      liveContent_(std::make_shared<std::atomic<std::uint64_t>>(content_)),
+      builder_(new QFutureWatcher<QImage>(this)) {
   setAttribute(Qt::WA_OpaquePaintEvent);
   setMouseTracking(false);
   setFocusPolicy(Qt::ClickFocus);
@@ -19,21 +23,36 @@ KernelCanvas::KernelCanvas(const KernelLaunchModel* model, QWidget* parent)
   const auto repaint = [this] { update(); };
   connect(model_, &KernelLaunchModel::stepChanged, this, repaint);
   connect(model_, &KernelLaunchModel::launchChanged, this, [this] {
-    for (LayerCache& c : cache_) c.valid = false;  // a new result may reuse a freed address
+    contentChanged();
     update();
   });
   connect(model_, &KernelLaunchModel::followChanged, this, repaint);
+  connect(builder_, &QFutureWatcher<QImage>::finished, this, &KernelCanvas::layerBuilt);
+}
+
+KernelCanvas::~KernelCanvas() {
+  // the build holds copies of what it draws and never touches this widget; waiting only keeps
+  // it from drawing text after the application (and its fonts) is gone
+  liveContent_->store(0);
+  builder_->waitForFinished();
 }
 
 void KernelCanvas::setPresentationMode(bool on) {
+  if (on != presentation_) contentChanged();
   presentation_ = on;
   palette_ = on ? KernelPalette::highContrast() : KernelPalette::standard();
-  update();  // the layer caches are keyed on the mode
+  update();
 }
 
 void KernelCanvas::setBusyText(const QString& text) {
   busy_ = text;
   update();
+}
+
+void KernelCanvas::contentChanged() {
+  ++content_;
+  liveContent_->store(content_);
+  frameLayer_ = QImage();
 }
 
 double KernelCanvas::fontPx(const QRect& bounds) const {
@@ -47,34 +66,64 @@ KernelCanvasLayout KernelCanvas::layoutFor(const QRect& bounds) const {
   return KernelCanvasLayout::compute(QRectF(bounds), model_->result()->geometry, fontPx(bounds));
 }
 
-const QImage& KernelCanvas::staticLayer(const KernelCanvasLayout& layout) {
-  const KernelLaunchResult* result = model_->result();
-  const QSize size = layout.bounds.size().toSize();
-  for (LayerCache& c : cache_) {
-    if (c.valid && c.result == result && c.image.size() == size &&
-        c.presentation == presentation_) {
-      return c.image;
-    }
+KernelStaticScene KernelCanvas::sceneFor(const KernelCanvasLayout& layout) const {
+  const KernelLaunchResult& r = *model_->result();
+  // QFont() is the application's font, read here on the GUI thread
+  return {r.geometry, r.run.report.diagnosticCounts.total(), layout, palette_, QFont()};
+}
+
+bool KernelCanvas::staticLayerIsCurrent() const {
+  return model_->hasLaunch() && !layer_.isNull() && layerKey_ == keyFor(size());
+}
+
+void KernelCanvas::requestLayer(const LayerKey& key, const KernelCanvasLayout& layout) {
+  if (building_) return;  // layerBuilt() repaints, and that paint asks for the newest size
+  building_ = true;
+  buildingKey_ = key;
+  builder_->setFuture(
+      QtConcurrent::run([scene = sceneFor(layout), live = liveContent_, content = key.content] {
+        return renderKernelStaticLayer(scene, [&] { return live->load() != content; });
+      }));
+}
+
+void KernelCanvas::layerBuilt() {
+  building_ = false;
+  QImage image = builder_->result();
+  // a build for an older size of this launch still beats stretching an even older one; one
+  // for another launch or mode came back empty or is of no use
+  if (!image.isNull() && buildingKey_.content == content_) {
+    layer_ = std::move(image);
+    layerKey_ = buildingKey_;
   }
-  // repaint into a buffer of the same size when there is one: fresh pages cost more to touch
-  // than the whole layer costs to paint
-  LayerCache* slot = &cache_[nextCache_];
-  for (LayerCache& c : cache_) {
-    if (c.image.size() == size) slot = &c;
+  update();  // shows it, and asks for the current size when this one is already stale
+}
+
+void KernelCanvas::paintLayer(QPainter& painter, const KernelCanvasLayout& layout) {
+  const LayerKey key = keyFor(size());
+  if (!layer_.isNull() && layerKey_ == key) {
+    painter.drawImage(QPoint(0, 0), layer_);
+    return;
   }
-  if (slot == &cache_[nextCache_]) nextCache_ = 1 - nextCache_;
-  if (slot->image.size() != size) slot->image = QImage(size, QImage::Format_ARGB32_Premultiplied);
-  QPainter painter(&slot->image);
-  KernelPainter(painter, *model_, layout, palette_)
-      .paintStatic(renderKernelPlane(result->geometry, layout, palette_));
-  slot->result = result;
-  slot->presentation = presentation_;
-  slot->valid = true;
-  return slot->image;
+  requestLayer(key, layout);
+  if (!layer_.isNull() && layerKey_.content == key.content) {
+    painter.drawImage(rect(), layer_);  // the previous size, stretched until the new one is in
+    return;
+  }
+  // a new launch: its outline, until the layer is drawn
+  const KernelPalette& pal = palette_;
+  painter.fillRect(rect(), pal.background);
+  painter.fillRect(layout.a, pal.aFill);
+  painter.fillRect(layout.b, pal.bFill);
+  painter.fillRect(layout.plane, pal.tileEmpty);
+  painter.fillRect(layout.c, pal.blocks[1].lighter(115));
+  painter.setPen(QPen(pal.text, 1.5));
+  painter.drawRect(layout.a);
+  painter.drawRect(layout.b);
+  painter.drawRect(layout.c);
 }
 
 void KernelCanvas::render(QPainter& painter, const QRect& bounds) {
-  // layouts start at the origin: the widget's rect and renderImage's image both do
+  // layouts start at the origin, as renderImage's image does
   const KernelCanvasLayout layout = layoutFor(QRect(QPoint(0, 0), bounds.size()));
   if (!model_->hasLaunch()) {
     KernelCanvasLayout empty;
@@ -83,7 +132,16 @@ void KernelCanvas::render(QPainter& painter, const QRect& bounds) {
     KernelPainter(painter, *model_, empty, palette_).paint(QImage(), busy_);
     return;
   }
-  painter.drawImage(QPoint(0, 0), staticLayer(layout));
+  const LayerKey key = keyFor(bounds.size());
+  if (!layer_.isNull() && layerKey_ == key) {
+    painter.drawImage(QPoint(0, 0), layer_);
+  } else {
+    if (frameLayer_.isNull() || !(frameKey_ == key)) {
+      frameLayer_ = renderKernelStaticLayer(sceneFor(layout));
+      frameKey_ = key;
+    }
+    painter.drawImage(QPoint(0, 0), frameLayer_);
+  }
   KernelPainter(painter, *model_, layout, palette_).paintDynamic(busy_);
 }
 
@@ -101,7 +159,13 @@ QPointF KernelCanvas::cellCenter(int row, int col) const {
 
 void KernelCanvas::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  render(painter, rect());
+  if (!model_->hasLaunch()) {
+    render(painter, rect());
+    return;
+  }
+  const KernelCanvasLayout layout = layoutFor(rect());
+  paintLayer(painter, layout);
+  KernelPainter(painter, *model_, layout, palette_).paintDynamic(busy_);
 }
 
 void KernelCanvas::mousePressEvent(QMouseEvent* event) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "ui/widgets/kernel_canvas_static.h"
+
 namespace matmulviz::ui {
 namespace {
 
@@ -78,13 +80,9 @@ void KernelPainter::paint(const QImage& planeImage, const QString& busy) {
 }
 
 void KernelPainter::paintStatic(const QImage& planeImage) {
-  p_.fillRect(L_.bounds, pal_.background);
-  p_.setRenderHint(QPainter::Antialiasing, false);
-  matrices();
-  plane(planeImage);
-  gridLines();
-  matrixLabels();
-  legend();
+  const KernelLaunchResult& r = *m_.result();
+  paintKernelStatic(p_, {r.geometry, r.run.report.diagnosticCounts.total(), L_, pal_, QFont()},
+                    planeImage);
 }
 
 void KernelPainter::paintDynamic(const QString& busy) {
@@ -134,149 +132,6 @@ void KernelPainter::title() {
   p_.drawText(
       bottom, Qt::AlignLeft | Qt::AlignVCenter,
       p_.fontMetrics().elidedText(step + m_.narration(), Qt::ElideRight, int(bottom.width())));
-}
-
-void KernelPainter::matrices() {
-  const KernelGeometry& g = m_.result()->geometry;
-  p_.fillRect(L_.a, pal_.aFill);
-  p_.fillRect(L_.b, pal_.bFill);
-  p_.setPen(QPen(pal_.grid, 1));
-  if (L_.kW >= 5) {
-    for (std::int64_t k = 1; k < g.K; ++k) {
-      const double x = L_.a.left() + double(k) * L_.kW;
-      p_.drawLine(QPointF(x, L_.a.top()), QPointF(x, L_.a.bottom()));
-    }
-  }
-  if (L_.kH >= 5) {
-    for (std::int64_t k = 1; k < g.K; ++k) {
-      const double y = L_.b.top() + double(k) * L_.kH;
-      p_.drawLine(QPointF(L_.b.left(), y), QPointF(L_.b.right(), y));
-    }
-  }
-  if (L_.cellH >= 5) {
-    for (std::int64_t i = 1; i < g.M; ++i) {
-      const double y = L_.a.top() + double(i) * L_.cellH;
-      p_.drawLine(QPointF(L_.a.left(), y), QPointF(L_.a.right(), y));
-    }
-  }
-  if (L_.cellW >= 5) {
-    for (std::int64_t j = 1; j < g.N; ++j) {
-      const double x = L_.b.left() + double(j) * L_.cellW;
-      p_.drawLine(QPointF(x, L_.b.top()), QPointF(x, L_.b.bottom()));
-    }
-  }
-  p_.setPen(QPen(pal_.text, 1.5));
-  p_.setBrush(Qt::NoBrush);
-  p_.drawRect(L_.a);
-  p_.drawRect(L_.b);
-}
-
-namespace {
-
-/// The smallest power of two >= `cells`: index ticks fall on block boundaries (TPB is often one).
-std::int64_t tickStep(double cells) {
-  std::int64_t step = 1;
-  while (double(step) < cells) step *= 2;
-  return step;
-}
-
-}  // namespace
-
-void KernelPainter::matrixLabels() {
-  const KernelGeometry& g = m_.result()->geometry;
-  p_.setFont(font(1.0, true));
-  p_.setPen(pal_.text);
-  const double line = L_.fontPx * 1.5, wide = L_.bounds.width();
-  p_.drawText(QRectF(L_.a.left(), L_.a.bottom() + 2, wide, line), Qt::AlignLeft | Qt::AlignTop,
-              QStringLiteral("A [%1 x %2]").arg(g.M).arg(g.K));
-  p_.drawText(QRectF(L_.b.left(), L_.b.top() - line, wide, line), Qt::AlignLeft | Qt::AlignVCenter,
-              QStringLiteral("B [%1 x %2]").arg(g.K).arg(g.N));
-  const QString note = g.planeRows() > g.M || g.planeCols() > g.N
-                           ? QStringLiteral(" in a %1 x %2 plane of threads (blocks %3 x %3)")
-                                 .arg(g.planeRows())
-                                 .arg(g.planeCols())
-                                 .arg(g.tpb)
-                           : QStringLiteral(" (blocks %1 x %1)").arg(g.tpb);
-  p_.drawText(QRectF(L_.plane.left(), L_.plane.bottom() + 2, wide, line),
-              Qt::AlignLeft | Qt::AlignTop,
-              QStringLiteral("C [%1 x %2]%3").arg(g.M).arg(g.N).arg(note));
-  // index ticks: j above C, i left of C
-  p_.setFont(font(0.8));
-  p_.setPen(pal_.mutedText);
-  const std::int64_t every = tickStep(3.2 * L_.fontPx / L_.cellW);
-  for (std::int64_t j = 0; j < g.planeCols(); j += every) {
-    p_.drawText(
-        QRectF(L_.plane.left() + double(j) * L_.cellW, L_.plane.top() - line, 6 * L_.fontPx, line),
-        Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("j=%1").arg(j));
-  }
-  const std::int64_t everyRow = tickStep(1.6 * L_.fontPx / L_.cellH);
-  for (std::int64_t i = 0; i < g.planeRows(); i += everyRow) {
-    p_.drawText(QRectF(L_.a.right() + 2, L_.plane.top() + double(i) * L_.cellH,
-                       L_.plane.left() - L_.a.right() - 4, line),
-                Qt::AlignRight | Qt::AlignTop, QString::number(i));
-  }
-}
-
-void KernelPainter::plane(const QImage& image) {
-  const KernelGeometry& g = m_.result()->geometry;
-  p_.drawImage(L_.plane.topLeft(), image);
-  p_.setPen(Qt::NoPen);
-  p_.setBrush(QBrush(pal_.idleHatch, Qt::BDiagPattern));
-  if (g.planeCols() > g.N) {
-    p_.drawRect(
-        QRectF(L_.c.right(), L_.plane.top(), L_.plane.right() - L_.c.right(), L_.plane.height()));
-  }
-  if (g.planeRows() > g.M) {
-    p_.drawRect(
-        QRectF(L_.plane.left(), L_.c.bottom(), L_.c.width(), L_.plane.bottom() - L_.c.bottom()));
-  }
-  p_.setBrush(Qt::NoBrush);
-}
-
-void KernelPainter::gridLines() {
-  const KernelGeometry& g = m_.result()->geometry;
-  p_.setPen(QPen(pal_.grid, 1));
-  if (L_.cellW >= 6 && g.planeCols() < 2000) {
-    for (std::int64_t j = 1; j < g.planeCols(); ++j) {
-      const double x = L_.plane.left() + double(j) * L_.cellW;
-      p_.drawLine(QPointF(x, L_.plane.top()), QPointF(x, L_.plane.bottom()));
-    }
-  }
-  if (L_.cellH >= 6 && g.planeRows() < 2000) {
-    for (std::int64_t i = 1; i < g.planeRows(); ++i) {
-      const double y = L_.plane.top() + double(i) * L_.cellH;
-      p_.drawLine(QPointF(L_.plane.left(), y), QPointF(L_.plane.right(), y));
-    }
-  }
-  p_.setPen(QPen(pal_.blockLine, 1));
-  if (L_.cellW * g.tpb >= 12) {
-    for (std::int64_t j = 0; j <= g.planeCols(); j += g.tpb) {
-      const double x = L_.plane.left() + double(j) * L_.cellW;
-      p_.drawLine(QPointF(x, L_.plane.top()), QPointF(x, L_.plane.bottom()));
-    }
-  }
-  if (L_.cellH * g.tpb >= 12) {
-    for (std::int64_t i = 0; i <= g.planeRows(); i += g.tpb) {
-      const double y = L_.plane.top() + double(i) * L_.cellH;
-      p_.drawLine(QPointF(L_.plane.left(), y), QPointF(L_.plane.right(), y));
-    }
-  }
-  p_.setPen(QPen(pal_.text, 1.5));
-  p_.drawRect(L_.c);
-  const bool rows = L_.cellH * g.tpb < 2, cols = L_.cellW * g.tpb < 2;
-  if (rows || cols) {
-    const QString text = QStringLiteral(
-                             "%L1 blocks of %2 x %2 threads, under 2 px each: colours "
-                             "averaged; the traced block is outlined")
-                             .arg(qulonglong(g.blocks()))
-                             .arg(g.tpb);
-    p_.setFont(font(0.9));
-    const QRectF box(L_.plane.left() + 8, L_.plane.center().y() - L_.fontPx, L_.plane.width() - 16,
-                     2 * L_.fontPx);
-    p_.fillRect(box, QColor(255, 255, 255, 210));
-    p_.setPen(pal_.text);
-    p_.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, text);
-  }
 }
 
 QRectF KernelPainter::blockRect(std::uint64_t block) const {

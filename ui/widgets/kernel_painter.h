@@ -35,7 +35,8 @@ class KernelPainter {
   /// banner (a simulation in flight) when not empty.
   void paint(const QImage& plane, const QString& busy);
   /// What only changes with the launch, the size or the palette: background, A, B, the plane,
-  /// grid lines, labels, legend. The canvas caches it as an image.
+  /// grid lines, labels, legend (paintKernelStatic). The canvas caches it as an image, drawn
+  /// on a worker thread from a KernelStaticScene.
   void paintStatic(const QImage& plane);
   /// What changes with every step, over paintStatic's image: title and narration, the traced
   /// block's progress, the followed thread, tiles or code, diagnostics, the banner.
@@ -44,10 +45,6 @@ class KernelPainter {
  private:
   QFont font(double scale = 1, bool bold = false, bool mono = false) const;
   void title();
-  void matrices();
-  void matrixLabels();
-  void plane(const QImage& image);
-  void gridLines();
   void tracedBlock();
   void threadPaths();
   void products(const std::vector<KernelProduct>& list, std::size_t done, bool strong);
@@ -56,7 +53,6 @@ class KernelPainter {
   void tileMarks(const QRectF& r, bool bTile, int tile);
   void code();
   void diagnostics();
-  void legend();
   void banner(const QString& text);
   QRectF blockRect(std::uint64_t block) const;
 

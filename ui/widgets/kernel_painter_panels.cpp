@@ -232,60 +232,6 @@ void KernelPainter::diagnostics() {
   }
 }
 
-void KernelPainter::legend() {
-  const KernelLaunchResult& r = *m_.result();
-  const double s = 1.1 * L_.fontPx, line = L_.legend.height() / 2;
-  double x = L_.legend.left() + L_.fontPx, y = L_.legend.top();
-  p_.setFont(font(0.9));
-  const QFontMetricsF fm(p_.font());
-  auto item = [&](const QString& text, auto&& swatch) {
-    const double w = s * 3.2 + fm.horizontalAdvance(text) + 1.5 * L_.fontPx;
-    if (x + w > L_.legend.right() && x > L_.legend.left() + L_.fontPx) {
-      x = L_.legend.left() + L_.fontPx;
-      y += line;
-    }
-    swatch(QRectF(x, y + (line - s) / 2, s * 2.8, s));
-    p_.setPen(pal_.text);
-    p_.drawText(QRectF(x + s * 3.2, y, w, line), Qt::AlignLeft | Qt::AlignVCenter, text);
-    x += w;
-  };
-  item(QStringLiteral("one colour per block of TPB x TPB threads"), [&](QRectF q) {
-    for (int i = 0; i < 3; ++i)
-      p_.fillRect(QRectF(q.left() + i * q.width() / 3, q.top(), q.width() / 3, q.height()),
-                  pal_.blocks[i]);
-  });
-  item(QStringLiteral("idle thread (bounds check fails)"), [&](QRectF q) {
-    p_.fillRect(q, pal_.blocks[0].lighter(140));
-    p_.fillRect(q, QBrush(pal_.idleHatch, Qt::BDiagPattern));
-  });
-  item(QStringLiteral("not computed yet"), [&](QRectF q) {
-    p_.fillRect(q, pal_.blocks[0]);
-    p_.fillRect(q, pal_.veil);
-  });
-  item(QStringLiteral("followed thread"), [&](QRectF q) {
-    p_.setPen(QPen(pal_.follow, 2.5));
-    p_.drawRect(q.adjusted(1, 1, -1, -1));
-  });
-  item(QStringLiteral("A row / B column read so far"), [&](QRectF q) {
-    p_.fillRect(QRectF(q.topLeft(), QSizeF(q.width() / 2, q.height())), pal_.aLoaded);
-    p_.fillRect(QRectF(q.center().x(), q.top(), q.width() / 2, q.height()), pal_.bLoaded);
-  });
-  item(QStringLiteral("this step"), [&](QRectF q) { p_.fillRect(q, pal_.current); });
-  if (const auto n = r.run.report.diagnosticCounts.total(); n > 0) {
-    item(QStringLiteral("%1 diagnostics").arg(n), [&](QRectF q) {
-      p_.setPen(QPen(pal_.diagnostic, 2.5));
-      p_.drawLine(q.topLeft(), q.bottomRight());
-      p_.drawLine(q.topRight(), q.bottomLeft());
-    });
-  }
-  if (!L_.toScale) {
-    item(QStringLiteral("K axis or cells not to scale"), [&](QRectF q) {
-      p_.setPen(QPen(pal_.mutedText, 1, Qt::DashLine));
-      p_.drawLine(QPointF(q.left(), q.center().y()), QPointF(q.right(), q.center().y()));
-    });
-  }
-}
-
 void KernelPainter::banner(const QString& text) {
   p_.setFont(font(1.1, true));
   const QFontMetricsF fm(p_.font());
