@@ -158,6 +158,9 @@ class GatherBmmBackward final : public Node {
     a_.reset();
     c_.reset();
   }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"a", a_.get()}, {"c", c_.get()}, {"q", q_}};
+  }
 
  private:
   SavedTensor a_, c_;

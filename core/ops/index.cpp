@@ -100,6 +100,11 @@ class IndexBackward final : public Node {
     scatterAddRows(gi, gi.compute() ? onDevice : indices_, g[0]);
     return {gi};
   }
+  void releaseSaved() override { indices_ = Tensor(); }
+  /// PyTorch saves a list of index tensors ("indices"); with one indexed dim it is this one.
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"indices", indices_}};
+  }
 
  private:
   Shape selfSizes_;

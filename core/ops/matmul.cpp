@@ -66,6 +66,9 @@ class MatProductBackward final : public Node {
     self_.reset();
     mat2_.reset();
   }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"self", self_.get()}, {"mat2", mat2_.get()}};
+  }
 
  private:
   bool batched_;

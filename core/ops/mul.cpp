@@ -31,6 +31,9 @@ class MulBackward final : public Node {
     self_.reset();
     other_.reset();
   }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"self", self_.get()}, {"other", other_.get()}};
+  }
 
  private:
   Shape selfSizes_, otherSizes_;

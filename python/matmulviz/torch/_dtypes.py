@@ -25,4 +25,5 @@ if bool is None:
     bool = _NotYetDType("bool")
 
 # pybind11's enum prints "dtype.float32"; PyTorch prints "torch.float32".
-_C.dtype.__repr__ = _C.dtype.__str__ = lambda self: "torch." + self.name
+_NAMES = {member: "torch." + key for key, member in _C.dtype.__members__.items()}
+_C.dtype.__repr__ = _C.dtype.__str__ = lambda self: _NAMES[self]
