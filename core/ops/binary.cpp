@@ -161,19 +161,18 @@ class DivBackward final : public Node {
 };
 
 /// The device both operands agree on: the same one, or a 0-dim host tensor joining the other's.
-DeviceContext* commonDevice(const Tensor& a, const Tensor& b, const char* op) {
+DeviceContext* commonDevice(const Tensor& a, const Tensor& b) {
   if (a.device() == b.device()) return a.device();
   if (b.dim() == 0 && !b.device()) return a.device();
   if (a.dim() == 0 && !a.device()) return b.device();
-  throw std::invalid_argument(std::string(op) +
-                              ": Expected all tensors to be on the same device, but found at "
-                              "least two devices");
+  throw std::invalid_argument(
+      "Expected all tensors to be on the same device, but found at least two devices");
 }
 
 Tensor binary(BinaryKind kind, const Tensor& a, const Tensor& b) {
   const char* name = opName(kind);
   const Shape sizes = broadcastShapes(a.sizes(), b.sizes());
-  DeviceContext* device = commonDevice(a, b, name);
+  DeviceContext* device = commonDevice(a, b);
   const Tensor& onDevice = device == a.device() ? a : b;
   DType dtype = resultType(a, b);
   if (kind == BinaryKind::Div && !isFloating(dtype)) dtype = DType::Float32;

@@ -149,6 +149,8 @@ class TestPointwise : public QObject {
     QCOMPARE(add(i64, f64zero).dtype(), DType::Float64);  // ... unless of a higher category
     QCOMPARE(add(i64, i64).dtype(), DType::Int64);
     QCOMPARE(div(i64, i64).dtype(), DType::Float32);
+    QCOMPARE(mul(f16, f32).dtype(), DType::Float32);
+    OPCHECK(checkTensor(mul(i64, i64), {{2}, {49, 49}}, DType::Int64, kExact, "int64 * int64"));
     QCOMPARE(mulScalar(i64, {2, true}).dtype(), DType::Int64);
     QCOMPARE(addScalar(i64, {1.5, false}).dtype(), DType::Float32);
     QCOMPARE(divScalar(i64, {2, true}).dtype(), DType::Float32);
@@ -415,6 +417,7 @@ class TestPointwise : public QObject {
     QCOMPARE(allocationsDuring(dev, [&] { add(x, row); }), int64_t{1});
     QCOMPARE(allocationsDuring(dev, [&] { sub(x, h); }), int64_t{1});  // promotion in place
     QCOMPARE(allocationsDuring(dev, [&] { div(i64, i64); }), int64_t{1});
+    QCOMPARE(allocationsDuring(dev, [&] { mul(h, x); }), int64_t{1});
     QCOMPARE(allocationsDuring(dev, [&] { mulScalar(x, {2, true}); }), int64_t{1});
     QCOMPARE(allocationsDuring(dev, [&] { divScalar(i64, {2, true}); }), int64_t{1});
     QCOMPARE(allocationsDuring(dev, [&] { rdivScalar(x, {2, true}); }), int64_t{2});
