@@ -14,7 +14,15 @@ namespace {
 
 // ---- at::result_type (c10/core/ScalarType.h promoteTypes, TypeProperties.cpp) ----
 
-int rank(DType t) {  // within the float category: wider wins; f16 with bf16 gives f32
+/// The category: bool 0 < integer 1 < floating 2 (bool by name, so that a bool dtype added to
+/// DType later is ranked without a change here).
+int category(DType t) {
+  if (isFloating(t)) return 2;
+  return dtypeName(t) == "bool" ? 0 : 1;
+}
+
+/// Within the float category: wider wins; float16 with bfloat16 gives float32.
+int floatRank(DType t) {
   switch (t) {
     case DType::Float16:
     case DType::BFloat16:
@@ -32,10 +40,9 @@ int rank(DType t) {  // within the float category: wider wins; f16 with bf16 giv
 
 DType promoteTypes(DType a, DType b) {
   if (a == b) return a;
-  if (!isFloating(a)) return b;  // int64 with a float: the float
-  if (!isFloating(b)) return a;
-  if (rank(a) == 1 && rank(b) == 1) return DType::Float32;
-  return rank(a) >= rank(b) ? a : b;
+  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  if (floatRank(a) == 1 && floatRank(b) == 1) return DType::Float32;
+  return floatRank(a) >= floatRank(b) ? a : b;
 }
 
 namespace {
@@ -51,7 +58,8 @@ Maybe promoteSkip(Maybe a, Maybe b) {
 /// combine_categories(higher, lower) of TypeProperties.cpp.
 Maybe combine(Maybe higher, Maybe lower) {
   if (higher && isFloating(*higher)) return higher;
-  if (lower && isFloating(*lower)) return promoteSkip(higher, lower);
+  if ((higher && category(*higher) == 0) || (lower && isFloating(*lower)))
+    return promoteSkip(higher, lower);
   return higher ? higher : lower;
 }
 

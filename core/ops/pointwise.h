@@ -35,8 +35,8 @@ struct Scalar {
   bool integral = false;
 };
 
-/// c10::promoteTypes: the same dtype, or the float one of int64 and a float, or the wider
-/// float (float16 with bfloat16 gives float32).
+/// c10::promoteTypes: the same dtype, or the one of the higher category (bool < int64 < float),
+/// or the wider float (float16 with bfloat16 gives float32).
 DType promoteTypes(DType a, DType b);
 /// at::result_type of two tensors: tensors with dims outrank 0-dim tensors, which count only
 /// when of a higher category (float over int); within a category the wider type wins
