@@ -60,8 +60,9 @@ void combineInPlace(const Tensor& out, const Tensor& b, F&& f) {
   });
 }
 
-/// out[i] = f(out[i]) over a contiguous tensor, in its accumulation type (f gets the type as
-/// its argument's; a float f may compute in double and is rounded once on the store).
+/// out[i] = f(out[i]) over a contiguous tensor, in its accumulation type (f gets a value of
+/// that type; an f that computes in double is rounded to it, then stored: float16/bfloat16
+/// round from float as PyTorch's kernels, which compute in float, do).
 template <typename F>
 void mapInPlace(const Tensor& out, F&& f) {
   dispatchArithmetic(out.dtype(), [&](auto tag) {
