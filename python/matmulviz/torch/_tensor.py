@@ -28,13 +28,13 @@ def _binary(tensor_op, scalar_op, reverse_scalar_op=None, symbol=""):
     def forward(self, other):
         if isinstance(other, _Tensor):
             return _op(tensor_op)(self, other)
-        if isinstance(other, (int, float)) and not isinstance(other, bool):
-            return _op(scalar_op)(self, float(other))
+        if isinstance(other, (int, float)):  # bool too: True counts as the int 1
+            return _op(scalar_op)(self, other)
         return NotImplemented
 
     def reverse(self, other):
-        if isinstance(other, (int, float)) and not isinstance(other, bool):
-            return _op(reverse_scalar_op or scalar_op)(self, float(other))
+        if isinstance(other, (int, float)):
+            return _op(reverse_scalar_op or scalar_op)(self, other)
         return NotImplemented
     return forward, reverse
 
