@@ -39,6 +39,16 @@ def _binary(tensor_op, scalar_op, reverse_scalar_op=None, symbol=""):
     return forward, reverse
 
 
+def _same_or(self, result):
+    """`self` itself when an op gave back the same tensor (PyTorch returns the very object:
+    `x.to(x.dtype) is x`), else the result."""
+    return self if result._is(self) else result
+
+
+def _convert(self, device, dtype, copy=False):
+    return _same_or(self, self._to(device, dtype, copy))
+
+
 def _size(self, dim=None):
     sizes = self._sizes
     if dim is None:
@@ -67,11 +77,11 @@ def _to(self, *args, **kwargs):
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
-    return self._to(None if device is None else _normalize(device), dtype, copy)
+    return _convert(self, None if device is None else _normalize(device), dtype, copy)
 
 
 def _cuda(self, device=None, non_blocking=False):
-    return self._to("cuda" if device is None else _normalize(device), None)
+    return _convert(self, "cuda" if device is None else _normalize(device), None)
 
 
 def _sum(self, dim=None, keepdim=False, *, dtype=None):
@@ -134,11 +144,19 @@ def _iter(self):
 def _scalar_convert(kind):
     def convert(self):
         if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to "
-                               "Scalar" if kind is not builtins.bool else
-                               "Boolean value of Tensor with more than one value is ambiguous")
+            if kind is builtins.bool:
+                raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return kind(self.item())
     return convert
+
+
+def _checked(fn, name, value, op):
+    """op, once `value` (a method's first argument) is checked to be a Tensor."""
+    if not isinstance(value, _Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return op
 
 
 def stack(tensors, dim=0):
@@ -167,13 +185,14 @@ def install(T):
     T.device = property(lambda self: _device_cls(self._device_name))
     T.to = _to
     T.cuda = _cuda
-    T.cpu = lambda self: self._to("cpu", None)
-    T.float = lambda self: self._to(None, _C.dtype.float32)
-    T.half = lambda self: self._to(None, _C.dtype.float16)
-    T.bfloat16 = lambda self: self._to(None, _C.dtype.bfloat16)
-    T.double = lambda self: self._to(None, _C.dtype.float64)
-    T.long = lambda self: self._to(None, _C.dtype.int64)
-    T.type_as = lambda self, other: self._to(None, other.dtype)
+    T.cpu = lambda self: _convert(self, "cpu", None)
+    T.float = lambda self: _convert(self, None, _C.dtype.float32)
+    T.half = lambda self: _convert(self, None, _C.dtype.float16)
+    T.bfloat16 = lambda self: _convert(self, None, _C.dtype.bfloat16)
+    T.double = lambda self: _convert(self, None, _C.dtype.float64)
+    T.long = lambda self: _convert(self, None, _C.dtype.int64)
+    T.type_as = lambda self, other: _convert(self, None, other.dtype)
+    T.contiguous = lambda self, memory_format=None: _same_or(self, _C.contiguous(self))
     T.is_floating_point = lambda self: self.dtype.is_floating_point
     T.untyped_storage = lambda self: _UntypedStorage(self)
     T.sum = _sum
@@ -189,9 +208,9 @@ def install(T):
                                         "converted to an index"))
     T.__matmul__ = lambda self, other: _C.matmul(self, other) if isinstance(other, _Tensor) \
         else NotImplemented
-    T.matmul = lambda self, other: _C.matmul(self, other)
-    T.mm = lambda self, other: _C.mm(self, other)
-    T.bmm = lambda self, other: _C.bmm(self, other)
+    T.matmul = lambda self, other: _checked("matmul", "other", other, _C.matmul)(self, other)
+    T.mm = lambda self, mat2: _checked("mm", "mat2", mat2, _C.mm)(self, mat2)
+    T.bmm = lambda self, mat2: _checked("bmm", "mat2", mat2, _C.bmm)(self, mat2)
     T.__add__, T.__radd__ = _binary("add", "add_scalar")
     T.__sub__, T.__rsub__ = _binary("sub", "sub_scalar", "rsub_scalar")
     T.__mul__, T.__rmul__ = _binary("mul", "mul_scalar")
