@@ -222,6 +222,9 @@ void bindTensor(py::module_& m) {
       .def("storage_offset", &Tensor::storageOffset)
       .def("is_contiguous", &Tensor::isContiguous)
       .def("_is", [](const Tensor& a, const Tensor& b) { return a.impl() == b.impl(); })
+      .def_property_readonly(
+          "_impl_id",
+          [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.impl().get()); })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
       .def("data_ptr",
            [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.dataPtr()); })

@@ -3,6 +3,7 @@ dtype shortcuts, arithmetic operators with scalars, reductions, printing. Each c
 op of matmulviz._C."""
 
 import builtins
+import weakref
 
 import numpy as np
 
@@ -168,6 +169,41 @@ def stack(tensors, dim=0):
     return _C.cat([t.unsqueeze(dim) for t in tensors], dim)
 
 
+# The Python object of each leaf that requires grad, by its engine tensor, so that
+# `grad_fn.next_functions[i][0].variable is a` holds as in PyTorch (the engine's AccumulateGrad
+# holds the tensor, not the Python object). Weak: a leaf's entry goes with its object.
+_leaves = weakref.WeakValueDictionary()
+
+
+def _remember_leaf(t):
+    if t.requires_grad and t.is_leaf:
+        _leaves[t._impl_id] = t
+
+
+def _install_leaf_registry(T):
+    engine_requires_grad_ = T.requires_grad_
+    prop = T.requires_grad
+
+    def requires_grad_(self, requires_grad=True):
+        engine_requires_grad_(self, requires_grad)
+        _remember_leaf(self)
+        return self
+
+    def set_requires_grad(self, value):
+        prop.fset(self, value)
+        _remember_leaf(self)
+
+    T.requires_grad_ = requires_grad_
+    T.requires_grad = property(prop.fget, set_requires_grad)
+    variable = _C.Node.variable
+
+    def node_variable(node):
+        t = variable.fget(node)
+        return _leaves.get(t._impl_id, t)
+
+    _C.Node.variable = property(node_variable)
+
+
 def function_form(name):
     """torch.<name>(tensor, ...) as tensor.<name>(...)."""
     def fn(input, *args, **kwargs):
@@ -228,3 +264,11 @@ def install(T):
     T.topk = lambda self, k, dim=-1, largest=True, sorted=True: _op("topk")(self, k, dim,
                                                                             largest, sorted)
     T.__hash__ = object.__hash__
+    T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
+        _torch_function("allclose")(self, other, rtol, atol, equal_nan)
+    _install_leaf_registry(T)
+
+
+def _torch_function(name):
+    import matmulviz.torch
+    return getattr(matmulviz.torch, name)
