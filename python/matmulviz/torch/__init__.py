@@ -12,6 +12,7 @@ This module is glue: argument forms and names. Every op is the engine's (matmulv
 
 import builtins as _builtins
 import math as _math
+import numbers as _numbers
 
 import numpy as _np
 
@@ -102,7 +103,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     kwargs = _passed(dtype=dtype, device=device, requires_grad=requires_grad)
-    if not isinstance(fill_value, (int, _builtins.float)) or \
+    number = isinstance(fill_value, _numbers.Number) and not isinstance(fill_value, complex) or \
+        isinstance(fill_value, Tensor) and fill_value.dim() == 0
+    if not number or \
             (dtype is not None and not _is_dtype(dtype)):
         raise _invalid_combination("full", (size, fill_value), kwargs, [
             "(tuple of ints size, Number fill_value, *, tuple of names names, torch.dtype dtype, "
@@ -171,8 +174,29 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _data_error(data):
-    """torch.tensor's error for data that is not a (nested sequence of) numbers: ragged lists
-    (torch/csrc/utils/tensor_new.cpp, compute_sizes and recursive_store), strings, objects."""
+    """torch.tensor's error for data that is not a (nested sequence of) numbers
+    (torch/csrc/utils/tensor_new.cpp): the dtype is inferred first (a str is "new(): invalid data
+    type 'str'", another object "Could not infer dtype of NoneType"), then the sizes are those of
+    the first elements and every sequence must match them ("expected sequence of length 2 at
+    dim 1 (got 1)")."""
+    def infer(obj):
+        if isinstance(obj, str):
+            return TypeError(f"new(): invalid data type '{_type_name(obj)}'")
+        if isinstance(obj, (list, tuple)):
+            for item in obj:
+                err = infer(item)
+                if err is not None:
+                    return err
+            return None
+        if isinstance(obj, complex):
+            return NotImplementedError("complex data is not supported by matmulviz.torch")
+        if not isinstance(obj, (_numbers.Number, Tensor)):
+            return RuntimeError(f"Could not infer dtype of {_type_name(obj)}")
+        return None
+
+    err = infer(data)
+    if err is not None:
+        return err
     sizes = []
     seq = data
     while isinstance(seq, (list, tuple)):
@@ -183,11 +207,7 @@ def _data_error(data):
 
     def check(seq, dim):
         if dim == len(sizes):
-            if isinstance(seq, (list, tuple)):
-                return TypeError("not a sequence")
-            if not isinstance(seq, (int, _builtins.float, _builtins.bool, _np.number)):
-                return TypeError(f"new(): invalid data type '{_type_name(seq)}'")
-            return None
+            return TypeError("not a sequence") if isinstance(seq, (list, tuple)) else None
         if not isinstance(seq, (list, tuple)):
             return TypeError("not a sequence")
         if len(seq) != sizes[dim]:
@@ -199,7 +219,9 @@ def _data_error(data):
                 return err
         return None
 
-    return check(data, 0) or TypeError(f"Could not infer dtype of {_type_name(data)}")
+    return check(data, 0) or NotImplementedError(
+        "torch.tensor of this data is not supported by matmulviz.torch (numbers or nested "
+        "sequences of numbers)")
 
 
 _NUMPY_OF = {float32: _np.float32, float64: _np.float64, float16: _np.float16,
