@@ -338,19 +338,23 @@ def bmm(input, mat2):
 
 
 def einsum(equation, *operands):
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{_type_name(equation)}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
-    return _C.einsum(equation, list(operands))
+    return _C.einsum(equation, _tensor_list("einsum", list(operands), 2))
 
 
-def _tensor_list(fn, tensors):
-    """A sequence of tensors, with the parser's errors for anything else."""
+def _tensor_list(fn, tensors, position=1):
+    """A sequence of tensors, with the parser's errors for anything else (`position`: the
+    argument's, counted from 1)."""
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{_type_name(tensors)}")
+        raise TypeError(f"{fn}(): argument 'tensors' (position {position}) must be tuple of "
+                        f"Tensors, not {_type_name(tensors)}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+            raise TypeError(f"expected Tensor as element {i} in argument {position - 1}, but got "
                             f"{_type_name(t)}")
     return list(tensors)
 
