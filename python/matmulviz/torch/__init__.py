@@ -55,7 +55,8 @@ from matmulviz.torch import _device  # noqa: E402  (after Tensor exists)
 
 def _finish(t, requires_grad):
     if requires_grad:
-        if not t.dtype.is_floating_point:  # the factories' wording (Tensor.requires_grad_'s differs)
+        # the factories' wording (Tensor.requires_grad_ says "only Tensors of floating point")
+        if not t.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t.requires_grad_(True)
@@ -66,39 +67,38 @@ def _is_dtype(d):
     return isinstance(d, _C.dtype) or d is bool
 
 
-_SIZE_SIGNATURES = {
-    "zeros": ["(tuple of ints size, *, tuple of names names, torch.dtype dtype, torch.layout "
-              "layout, torch.device device, bool pin_memory, bool requires_grad)",
-              "(tuple of SymInts size, *, Tensor out, torch.dtype dtype, torch.layout layout, "
-              "torch.device device, bool pin_memory, bool requires_grad)"],
-}
+# zeros/ones/empty/rand/randn(*size, ...) as PyTorch's parser lists them in its errors.
+_FACTORY_SIGNATURES = [
+    "(tuple of ints size, *, tuple of names names, torch.dtype dtype, torch.layout layout, "
+    "torch.device device, bool pin_memory, bool requires_grad)",
+    "(tuple of SymInts size, *, Tensor out, torch.dtype dtype, torch.layout layout, "
+    "torch.device device, bool pin_memory, bool requires_grad)"]
 
 
 def _factory_args(fn, size, dtype, device, requires_grad):
     """The sizes of a factory's *size, after the checks of torch's parser on every argument."""
     kwargs = _passed(dtype=dtype, device=device, requires_grad=requires_grad)
-    signatures = _SIZE_SIGNATURES.get(fn, _SIZE_SIGNATURES["zeros"])
-    shape = _parse_size(size, fn, kwargs=kwargs, signatures=signatures)
+    shape = _parse_size(size, fn, kwargs=kwargs, signatures=_FACTORY_SIGNATURES)
     if dtype is not None and not _is_dtype(dtype):
-        raise _invalid_combination(fn, size, kwargs, signatures)
+        raise _invalid_combination(fn, size, kwargs, _FACTORY_SIGNATURES)
     return shape
 
 
 # ---- creation ----
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(_C.empty(_factory_args("empty", size, dtype, device, requires_grad), _dtype_or(dtype, float32), _dev(device)),
-                   requires_grad)
+    shape = _factory_args("empty", size, dtype, device, requires_grad)
+    return _finish(_C.empty(shape, _dtype_or(dtype, float32), _dev(device)), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(_C.full(_factory_args("zeros", size, dtype, device, requires_grad), 0.0, _dtype_or(dtype, float32),
-                           _dev(device)), requires_grad)
+    shape = _factory_args("zeros", size, dtype, device, requires_grad)
+    return _finish(_C.full(shape, 0.0, _dtype_or(dtype, float32), _dev(device)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(_C.full(_factory_args("ones", size, dtype, device, requires_grad), 1.0, _dtype_or(dtype, float32),
-                           _dev(device)), requires_grad)
+    shape = _factory_args("ones", size, dtype, device, requires_grad)
+    return _finish(_C.full(shape, 1.0, _dtype_or(dtype, float32), _dev(device)), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -284,6 +284,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
 def randint(*args, size=None, low=None, high=None, dtype=None, device=None,
             requires_grad=False, generator=None):
     """randint(high, size), randint(low, high, size); low, high and size also by keyword."""
+    if generator is not None:
+        raise NotImplementedError("torch.randint(generator=...) is not supported by "
+                                  "matmulviz.torch (torch.manual_seed seeds its one generator)")
     kwargs = _passed(size=size, low=low, high=high, dtype=dtype, device=device,
                      requires_grad=requires_grad)
     signatures = [
@@ -309,10 +312,6 @@ def randint(*args, size=None, low=None, high=None, dtype=None, device=None,
                            f"to={high}")
     values = _random_values(shape, device, lambda s: _generator.integers(low, high, s))
     return _random(values, _dtype_or(dtype, int64), device, requires_grad)
-
-
-def _size_args(size, fn):
-    return _parse_size(size, fn)
 
 
 # ---- math ----
