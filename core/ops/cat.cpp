@@ -52,7 +52,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                                   std::to_string(nd) + " and " + std::to_string(t.dim()));
     if (t.device() != first.device())
       throw std::invalid_argument(
-          "Expected all tensors to be on the same device, but found at least two devices");
+          std::string("Expected all tensors to be on the same device, but found at least two "
+                      "devices, ") +
+          (first.device() ? "cuda:0" : "cpu") + " and " + (t.device() ? "cuda:0" : "cpu") + "!");
     if (t.dtype() != first.dtype())  // PyTorch promotes; the engine's cat copies one dtype
       throw std::invalid_argument("torch.cat(): tensor at position " + std::to_string(i) +
                                   " has dtype " + std::string(dtypeName(t.dtype())) +

@@ -104,8 +104,8 @@ std::string scalarTypeName(DType t) {
 }
 
 void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
-  if (a.dtype() !=
-      b.dtype())  // PyTorch's CPU kernels: "expected scalar type Float but found Double"
+  // PyTorch's CPU kernels: "expected scalar type Float but found Double"
+  if (a.dtype() != b.dtype())
     throw std::invalid_argument("expected scalar type " + scalarTypeName(a.dtype()) +
                                 " but found " + scalarTypeName(b.dtype()));
   if (a.device() != b.device())

@@ -216,9 +216,9 @@ Tensor reshape(const Tensor& t, Shape sizes) {
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
   if (static_cast<int64_t>(dims.size()) != t.dim())
     throw std::invalid_argument(
+        // sic: PyTorch 1.13's message names sparse_coo for dense tensors too
         "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
-        "of the "
-        "desired ordering of dimensions i.e. input.dim() = " +
+        "of the desired ordering of dimensions i.e. input.dim() = " +
         std::to_string(t.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Shape sizes(dims.size()), strides(dims.size());
   std::vector<int64_t> inverse(dims.size(), -1);
