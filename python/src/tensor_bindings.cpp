@@ -236,13 +236,19 @@ void bindTensor(py::module_& m) {
       // ---- autograd fields ----
       .def_property(
           "requires_grad", &Tensor::requiresGrad,
-          [](Tensor& t, bool on) {
-            if (!t.isLeaf() && !on)
+          [](Tensor& t, py::handle value) {  // THPVariable_set_requires_grad's checks
+            if (!PyBool_Check(value.ptr())) throw std::logic_error("requires_grad must be a bool");
+            const bool on = value.ptr() == Py_True;
+            if (!t.isLeaf())
               throw std::logic_error(
-                  "you can only change requires_grad flags of leaf variables. If you want to "
-                  "use a computed variable in a subgraph that doesn't require differentiation "
-                  "use var_no_grad = var.detach().");
-            if (t.isLeaf()) t.setRequiresGrad(on);
+                  on ? "you can only change requires_grad flags of leaf variables."
+                     : "you can only change requires_grad flags of leaf variables. If you want to "
+                       "use a computed variable in a subgraph that doesn't require "
+                       "differentiation use var_no_grad = var.detach().");
+            if (on && !isFloating(t.dtype()))
+              throw std::logic_error(
+                  "only Tensors of floating point and complex dtype can require gradients");
+            t.setRequiresGrad(on);
           })
       .def(
           "requires_grad_",
