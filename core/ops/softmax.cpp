@@ -13,18 +13,6 @@ namespace matmulviz {
 
 namespace {
 
-/// Calls fn(base offsets of one slice along `dim` in a and b, stride along dim in a and b) for
-/// every slice (every index of the other dims).
-template <typename F>
-void forEachSlice(const Tensor& a, const Tensor& b, int64_t dim, F&& fn) {
-  Shape outer = a.sizes();
-  outer[dim] = 1;
-  detail::forEachRun(outer, a.strides(), b.strides(),
-                     [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
-                       for (int64_t i = 0; i < n; ++i) fn(oa + i * sa, ob + i * sb);
-                     });
-}
-
 /// out = softmax(t) along dim; out contiguous of t's sizes, float dtype.
 void softmaxForward(const Tensor& out, const Tensor& t, int64_t dim) {
   const int64_t n = t.size(dim), st = t.stride(dim), so = out.stride(dim);
@@ -34,7 +22,7 @@ void softmaxForward(const Tensor& out, const Tensor& t, int64_t dim) {
     using Acc = typename T::Acc;
     const void* pt = t.dataPtr();
     void* po = out.dataPtr();
-    forEachSlice(out, t, dim, [&](int64_t oo, int64_t ot) {
+    detail::forEachSlice(out, t, dim, [&](int64_t oo, int64_t ot) {
       double m = -std::numeric_limits<double>::infinity();
       for (int64_t i = 0; i < n; ++i)
         m = std::max(m, static_cast<double>(T::load(pt, ot + i * st)));
@@ -67,7 +55,7 @@ Tensor softmaxBackwardData(const Tensor& g, const Tensor& result, int64_t dim) {
     using Acc = typename T::Acc;
     void* po = out.dataPtr();
     const void* pr = result.dataPtr();
-    forEachSlice(out, result, dim, [&](int64_t oo, int64_t orr) {
+    detail::forEachSlice(out, result, dim, [&](int64_t oo, int64_t orr) {
       double dot = 0;
       for (int64_t i = 0; i < n; ++i)
         dot += static_cast<double>(T::load(po, oo + i * so)) *

@@ -14,18 +14,6 @@ namespace matmulviz {
 
 namespace {
 
-/// Calls fn(offset in a, offset in b) for the base of every slice along `dim` (a and b of
-/// the same dim count; the sizes of a with dim set to 1).
-template <typename F>
-void forEachSlice(const Tensor& a, const Tensor& b, int64_t dim, F&& fn) {
-  Shape outer = a.sizes();
-  outer[dim] = 1;
-  detail::forEachRun(outer, a.strides(), b.strides(),
-                     [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
-                       for (int64_t i = 0; i < n; ++i) fn(oa + i * sa, ob + i * sb);
-                     });
-}
-
 /// zeros(sizes).scatter_(dim, indices, g): one allocation, g's dtype and device.
 Tensor scatterIntoZeros(const Tensor& g, const Tensor& indices, const Shape& sizes, int64_t dim) {
   OpScope op(g.device(), "value_selecting_reduction_backward");
@@ -44,7 +32,7 @@ Tensor scatterIntoZeros(const Tensor& g, const Tensor& indices, const Shape& siz
     const void* pg = g.dataPtr();
     void* po = out.dataPtr();
     // Walk g and indices together (same sizes); out by the slice's multi-index.
-    forEachSlice(g, indices, dim, [&](int64_t og, int64_t oi) {
+    detail::forEachSlice(g, indices, dim, [&](int64_t og, int64_t oi) {
       // The slice's position in the other dims, recovered from indices' contiguous offset.
       int64_t rest = oi, oBase = 0;
       for (int64_t d = 0; d < g.dim(); ++d) {
@@ -118,7 +106,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
           if (x.first != y.first) return largest ? x.first > y.first : x.first < y.first;
           return x.second < y.second;
         };
-        forEachSlice(values, t, d, [&](int64_t ov, int64_t ot) {
+        detail::forEachSlice(values, t, d, [&](int64_t ov, int64_t ot) {
           for (int64_t i = 0; i < n; ++i) row[i] = {T::load(pt, ot + i * st), i};
           std::partial_sort(row.begin(), row.begin() + k, row.end(), before);
           // values and indices are both contiguous with the same sizes: same offsets
