@@ -143,7 +143,7 @@ def large(n):
     free_requested / free_completed in turn; one segment of one block."""
     frames = [{"filename": f"model/layer{i % 50}.py", "line": i, "name": f"fn{i}"}
               for i in range(500)]
-    stacks = [[frames[(s * 7 + k) % 500] for k in range(8)] for s in range(64)]
+    stacks = [[frames[(s * 8 + k) % 500] for k in range(8)] for s in range(64)]
     actions = ("alloc", "free_requested", "free_completed")
     trace = [{"action": actions[i % 3], "addr": A0 + 512 * (i // 3), "size": 512, "stream": 0,
               "time_us": 1_700_000_000_000_000 + i, "frames": stacks[(i // 3) % 64]}
