@@ -104,6 +104,7 @@ class Converter {
  public:
   Converter(const Document& doc, const LoadOptions& options) : doc_(doc), options_(options) {
     out_.stacks.emplace_back();  // stack 0: no frames
+    claimed_.resize(doc.containerCount());
   }
   MemorySnapshot run();
 
@@ -116,11 +117,13 @@ class Converter {
   std::unordered_map<uint32_t, uint32_t> frameOfDict_;
   std::map<std::vector<uint32_t>, StackId> stackOfFrames_;  // by content: equal, unshared
   std::unordered_map<std::string, uint32_t> frameOfText_;
+  std::vector<bool> claimed_;  // by container
 
   // Calls f(key, value, where) for each pair of `dict` whose key is a string.
   template <class F>
   void forEachPair(const Value& dict, const Where& w, F&& f) {
     expect(dict, Kind::Dict, w);
+    claim(dict, w);
     const auto kv = doc_.items(dict);
     for (size_t i = 0; i + 1 < kv.size(); i += 2) {
       if (kv[i].kind != Kind::String) continue;
@@ -130,7 +133,18 @@ class Converter {
   }
   std::span<const Value> listItems(const Value& v, const Where& w) {
     expect(v, Kind::List, w);
+    claim(v, w);
     return doc_.items(v);
+  }
+  // Each non-empty container is read once: a pickle may refer to one list a million times
+  // through the memo at 2 bytes a reference, and reading it each time would multiply the work
+  // and the snapshot ("billion laughs"). Frames are interned, so they never come here twice.
+  void claim(const Value& v, const Where& w) {
+    if (doc_.items(v).empty()) return;
+    if (claimed_[v.container])
+      bad(w, std::string(pickle::kindName(v.kind)) +
+                 " that already appeared elsewhere in the snapshot (PyTorch writes each once)");
+    claimed_[v.container] = true;
   }
   void tick() {
     if (++sinceCheck_ < 65536) return;
@@ -166,19 +180,22 @@ void Converter::readRoot() {
   if (!doc_.find(root, "segments"))
     throw SnapshotError("not a PyTorch memory snapshot: the pickle's dict has no 'segments'");
   const Where top{};
-  forEachPair(root, top, [&](std::string_view key, const Value& v, const Where& w) {
-    if (key == "segments") {
-      const auto items = listItems(v, w);
-      for (size_t i = 0; i < items.size(); ++i) readSegment(items[i], w.at(i));
-    } else if (key == "device_traces") {
-      const auto items = listItems(v, w);
-      for (size_t i = 0; i < items.size(); ++i) readTrace(items[i], w.at(i));
-    } else if (key == "allocator_settings") {
-      readAllocatorSettings(v, w);
-    } else if (key == "external_annotations") {
-      out_.externalAnnotations = listItems(v, w).size();
-    }
-  });
+  claim(root, top);
+  // A key written twice keeps its last value, as in Python's dict.
+  if (const Value* v = doc_.find(root, "segments")) {
+    const Where w = top.child("segments");
+    const auto items = listItems(*v, w);
+    for (size_t i = 0; i < items.size(); ++i) readSegment(items[i], w.at(i));
+  }
+  if (const Value* v = doc_.find(root, "device_traces")) {
+    const Where w = top.child("device_traces");
+    const auto items = listItems(*v, w);
+    for (size_t i = 0; i < items.size(); ++i) readTrace(items[i], w.at(i));
+  }
+  if (const Value* v = doc_.find(root, "allocator_settings"))
+    readAllocatorSettings(*v, top.child("allocator_settings"));
+  if (const Value* v = doc_.find(root, "external_annotations"))
+    out_.externalAnnotations = listItems(*v, top.child("external_annotations")).size();
 }
 
 void Converter::readSegment(const Value& v, const Where& w) {
@@ -362,7 +379,8 @@ void Converter::readAllocatorSettings(const Value& v, const Where& w) {
 // A frames list, interned: first by the container (the pickle's memo shares one list among
 // every entry with that stack), then by its frame ids (equal stacks written twice).
 StackId Converter::readStack(const Value& v, const Where& w) {
-  const auto items = listItems(v, w);
+  expect(v, Kind::List, w);
+  const auto items = doc_.items(v);
   if (items.empty()) return 0;
   if (const auto it = stackOfList_.find(v.container); it != stackOfList_.end()) return it->second;
   std::vector<uint32_t> frames;

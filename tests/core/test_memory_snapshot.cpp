@@ -157,6 +157,12 @@ void TestMemorySnapshot::refused_data() {
                                << "device_traces[0][5].size: expected an int, got a string";
   QTest::newRow("no action") << "bad_missing_action_p2.pickle"
                              << "device_traces[0][2]: missing key 'action'";
+  QTest::newRow("shared trace list")
+      << "bad_shared_trace_p4.pickle"
+      << "device_traces[1]: a list that already appeared elsewhere in the snapshot";
+  QTest::newRow("fuzz: shared lists, 1e8 events")
+      << "../../fuzz/regressions/snapshot/memo-shared-lists-1e8-events-in-40kb"
+      << "device_traces[0][1]: a dict that already appeared elsewhere in the snapshot";
   QTest::newRow("missing file") << "missing.pickle"
                                 << "missing.pickle': cannot open";
 }

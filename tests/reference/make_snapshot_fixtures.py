@@ -181,6 +181,11 @@ def write_small(out):
     no_action = snapshot_2_1()
     del no_action["device_traces"][0][2]["action"]
     write(os.path.join(out, "bad_missing_action_p2.pickle"), no_action, 2)
+    # One trace list written once and referred to twice through the memo: refused, since a
+    # file of a few bytes per reference could otherwise describe a trace of billions of events.
+    trace = snapshot_2_6()["device_traces"][0]
+    write(os.path.join(out, "bad_shared_trace_p4.pickle"),
+          {"segments": [], "device_traces": [trace, trace]}, 4)
     with open(os.path.join(out, "bad_os_system.pickle"), "wb") as f:
         f.write(b"\x80\x02cos\nsystem\nX\x07\x00\x00\x00echo hi\x85R.")
 
