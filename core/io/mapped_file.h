@@ -11,6 +11,8 @@
 namespace matmulviz {
 
 /// A read-only, private mapping of a whole file; unmapped when destroyed. Movable, not copyable.
+/// As with any mapping, a file that another process truncates while it is mapped makes reads
+/// of the lost pages raise SIGBUS: map files that are not being written.
 class MappedFile {
  public:
   /// Maps the file at `path`. An empty file gives an empty span (nothing is mapped).

@@ -12,9 +12,11 @@
 // opcodes, ...) is refused with a message naming it and its byte offset.
 //
 // Safety: every length is checked against the bytes left, so a truncated or hostile input never
-// reads past its end; each opcode adds at most a constant number of 16-byte values, so memory
-// stays within a small multiple of the input size; the parser is a loop (no recursion) over
-// opcodes that each advance the input, so it always ends; MARKs nest at most kMaxMarkDepth deep.
+// reads past its end; each opcode adds at most a constant number of 16-byte values, so the tree
+// takes at most about 40 bytes per input byte (a file of EMPTY_LIST opcodes; a real snapshot
+// takes about 7); the parser is a loop (no recursion) over opcodes that each advance the input,
+// so it ends in time linear in the input; MARKs nest at most kMaxMarkDepth deep. What a walk of
+// the tree costs is the walker's to bound: memo references let a few bytes repeat a container.
 
 #include "core/io/mapped_file.h"
 #include "core/io/pickle_document.h"

@@ -66,11 +66,9 @@ void TestMemorySnapshot::releases_data() {
           << QString(v) << QStringLiteral("snapshot_%1_p%2.pickle").arg(v, p);
 }
 
-void TestMemorySnapshot::releases() {
-  QFETCH(QString, release);
-  QFETCH(QString, file);
-  const MemorySnapshot s = readMemorySnapshot(fixture(file));
-  const bool v20 = release == "2_0", v26 = release == "2_6";
+namespace {
+
+void checkSegments(const MemorySnapshot& s, bool v20) {
   QCOMPARE(s.segments.size(), size_t(2));
   QCOMPARE(s.blocks.size(), size_t(4));
   const Segment& s0 = s.segments[0];
@@ -89,6 +87,9 @@ void TestMemorySnapshot::releases() {
     QCOMPARE(s1.poolId[0], int64_t(1));
     QCOMPARE(s1.poolId[1], int64_t(2));
   }
+}
+
+void checkBlocks(const MemorySnapshot& s) {
   // Block addresses: given from 2.1, laid out from the segment's address in 2.0.
   const int64_t addresses[] = {A0, A0 + 512, A0 + 1536, A1};
   const int64_t sizes[] = {512, 1024, 2 * MIB - 1536, 20 * MIB};
@@ -110,6 +111,9 @@ void TestMemorySnapshot::releases() {
   QCOMPARE(frameNames(s, s.blocks[1].stack).size(), 3);
   QCOMPARE(s.blocks[2].stack, 0u);
   QCOMPARE(s.blocks[1].stack, s.blocks[3].stack);
+}
+
+void checkTrace(const MemorySnapshot& s, bool v20, bool v26) {
   // Trace: 12 events (2.0 has no segment_map/unmap: 10) on device 0, none on device 1.
   QCOMPARE(s.traces.size(), size_t(v20 ? 1 : 2));
   const DeviceTrace& t = s.traces[0];
@@ -133,6 +137,20 @@ void TestMemorySnapshot::releases() {
   QCOMPARE(QString::fromStdString(s.allocatorConf),
            v26 ? QStringLiteral("expandable_segments:True") : QString());
   QCOMPARE(s.externalAnnotations, size_t(v26 ? 1 : 0));
+}
+
+}  // namespace
+
+void TestMemorySnapshot::releases() {
+  QFETCH(QString, release);
+  QFETCH(QString, file);
+  const MemorySnapshot s = readMemorySnapshot(fixture(file));
+  const bool v20 = release == "2_0", v26 = release == "2_6";
+  checkSegments(s, v20);
+  if (QTest::currentTestFailed()) return;
+  checkBlocks(s);
+  if (QTest::currentTestFailed()) return;
+  checkTrace(s, v20, v26);
 }
 
 void TestMemorySnapshot::refused_data() {
