@@ -55,6 +55,7 @@ class TestMemorySnapshot : public QObject {
   void truncated();
   void cancel();
   void large();
+  void protocol2Memo();
 };
 
 void TestMemorySnapshot::releases_data() {
@@ -265,6 +266,24 @@ void TestMemorySnapshot::large() {
       "%.3f s, %.0f MB/s), peak RSS %.0f MB",
       n, bytes / 1e6, seconds, bytes / 1e6 / seconds, parse, bytes / 1e6 / parse,
       usage.ru_maxrss / 1024.0);
+}
+
+// Protocol 2 numbers the memo with BINPUT up to 255, then LONG_BINPUT / LONG_BINGET; lists and
+// dicts of over 1000 items come in several APPENDS / SETITEMS batches. (This file of 5000 events
+// holds 6344 LONG_BINPUT and 4312 LONG_BINGET, as pickletools.genops counts them.)
+void TestMemorySnapshot::protocol2Memo() {
+  QTemporaryDir dir;
+  const QString path = dir.path() + "/p2.pickle";
+  QProcess py;
+  py.start("/usr/bin/python3", {MATMULVIZ_SNAPSHOT_SCRIPT, "--large", "5000", path, "2"});
+  if (!py.waitForStarted()) QSKIP("no /usr/bin/python3 to write the snapshot");
+  QVERIFY(py.waitForFinished(60000));
+  QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+  const MemorySnapshot s = readMemorySnapshot(path.toStdString());
+  QCOMPARE(s.eventCount(), size_t(5000));
+  QCOMPARE(s.frames.size(), size_t(500));
+  QCOMPARE(s.stacks.size(), size_t(65));
+  QCOMPARE(s.traces[0].addr[4999], A0 + 512 * (4999 / 3));
 }
 
 QTEST_GUILESS_MAIN(TestMemorySnapshot)

@@ -5,7 +5,7 @@ only: no PyTorch needed. Read by tests/core/test_memory_snapshot.cpp and test_pi
 and the seeds of tests/fuzz/corpus/snapshot/.
 
   make_snapshot_fixtures.py [OUT_DIR]            the small fixtures (default: snapshots/ here)
-  make_snapshot_fixtures.py --large N PATH       one snapshot of N trace events (protocol 4)
+  make_snapshot_fixtures.py --large N PATH [P]   one snapshot of N trace events (protocol P, 4)
 
 The layouts follow torch/csrc/cuda/Module.cpp (memorySnapshot) of each release:
   2.0: blocks without 'address' (they follow one another from the segment's address) and with
@@ -191,8 +191,8 @@ def write_small(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--large":
-        write(sys.argv[3], large(int(sys.argv[2])), 4)
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--large":
+        write(sys.argv[3], large(int(sys.argv[2])), int(sys.argv[4]) if len(sys.argv) == 5 else 4)
     elif len(sys.argv) <= 2:
         here = os.path.dirname(os.path.abspath(__file__))
         write_small(sys.argv[1] if len(sys.argv) == 2 else os.path.join(here, "snapshots"))
