@@ -176,6 +176,23 @@ void TestMemorySnapshot::refused_data() {
                                << "device_traces[0][5].size: expected an int, got a string";
   QTest::newRow("no action") << "bad_missing_action_p2.pickle"
                              << "device_traces[0][2]: missing key 'action'";
+  QTest::newRow("int") << "bad_int_p4.pickle"
+                       << "not a PyTorch memory snapshot: the pickle holds an int, not a dict";
+  QTest::newRow("no segments") << "bad_no_segments_p4.pickle"
+                               << "not a PyTorch memory snapshot: the pickle's dict has no "
+                                  "'segments'";
+  QTest::newRow("action") << "bad_action_p4.pickle"
+                          << "device_traces[0][4].action: unknown action 'malloc'";
+  QTest::newRow("state") << "bad_state_p4.pickle"
+                         << "segments[1].blocks[0].state: expected active_allocated, "
+                            "active_pending_free, active_awaiting_free or inactive, got 'free'";
+  QTest::newRow("segment type") << "bad_segment_type_p4.pickle"
+                                << "segments[0].segment_type: expected 'small' or 'large', got "
+                                   "'huge'";
+  QTest::newRow("pool id") << "bad_pool_id_p4.pickle"
+                           << "segments[0].segment_pool_id[1]: expected an int, got a string";
+  QTest::newRow("frame line") << "bad_frame_line_p4.pickle"
+                              << "segments[0].frames[0].line: expected an int, got a float";
   QTest::newRow("shared trace list")
       << "bad_shared_trace_p4.pickle"
       << "device_traces[1]: a list that already appeared elsewhere in the snapshot";

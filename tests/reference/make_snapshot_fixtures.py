@@ -18,6 +18,7 @@ Frame dicts and frame lists are shared objects, as PyTorch shares them: pickle w
 and refers to it through the memo.
 """
 import collections
+import copy
 import os
 import pickle
 import sys
@@ -181,6 +182,17 @@ def write_small(out):
     no_action = snapshot_2_1()
     del no_action["device_traces"][0][2]["action"]
     write(os.path.join(out, "bad_missing_action_p2.pickle"), no_action, 2)
+    for name, change in (
+            ("bad_action_p4", lambda d: d["device_traces"][0][4].update(action="malloc")),
+            ("bad_state_p4", lambda d: d["segments"][1]["blocks"][0].update(state="free")),
+            ("bad_segment_type_p4", lambda d: d["segments"][0].update(segment_type="huge")),
+            ("bad_pool_id_p4", lambda d: d["segments"][0].update(segment_pool_id=(0, "a"))),
+            ("bad_frame_line_p4", lambda d: d["segments"][0]["frames"][0].update(line=4.5)),
+            ("bad_no_segments_p4", lambda d: d.pop("segments"))):
+        d = copy.deepcopy(snapshot_2_6())  # the frames are shared module objects: copy them too
+        change(d)
+        write(os.path.join(out, name + ".pickle"), d, 4)
+    write(os.path.join(out, "bad_int_p4.pickle"), 42, 4)
     # One trace list written once and referred to twice through the memo: refused, since a
     # file of a few bytes per reference could otherwise describe a trace of billions of events.
     trace = snapshot_2_6()["device_traces"][0]
