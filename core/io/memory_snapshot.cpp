@@ -72,6 +72,11 @@ int64_t asBytes(const Value& v, const Where& w) {  // a size or an address
   return i;
 }
 
+std::string_view asString(const Document& doc, const Value& v, const Where& w) {
+  expect(v, Kind::String, w);
+  return doc.string(v);
+}
+
 bool asBool(const Value& v, const Where& w) {
   expect(v, Kind::Bool, w);
   return v.integer != 0;
@@ -206,11 +211,13 @@ void Converter::readSegment(const Value& v, const Where& w) {
   forEachPair(v, w, [&](std::string_view key, const Value& x, const Where& k) {
     if (key == "device")
       seg.device = asInt(x, k);
-    else if (key == "address")
-      seg.address = asBytes(x, k), hasAddress = true;
-    else if (key == "total_size")
-      seg.totalSize = asBytes(x, k), hasTotal = true;
-    else if (key == "allocated_size")
+    else if (key == "address") {
+      seg.address = asBytes(x, k);
+      hasAddress = true;
+    } else if (key == "total_size") {
+      seg.totalSize = asBytes(x, k);
+      hasTotal = true;
+    } else if (key == "allocated_size")
       seg.allocatedSize = asBytes(x, k);
     else if (key == "active_size")
       seg.activeSize = asBytes(x, k);
@@ -224,9 +231,10 @@ void Converter::readSegment(const Value& v, const Where& w) {
       readPoolId(x, k, seg);
     else if (key == "frames")
       seg.stack = readStack(x, k);
-    else if (key == "blocks")
-      blocks = &x, blocksAt.emplace(k);
-    else if (key == "segment_type") {
+    else if (key == "blocks") {
+      blocks = &x;
+      blocksAt.emplace(k);
+    } else if (key == "segment_type") {
       expect(x, Kind::String, k);
       const std::string_view t = doc_.string(x);
       if (t != "small" && t != "large")
@@ -267,17 +275,21 @@ void Converter::readBlock(const Value& v, const Where& w, Block& block, int64_t&
   const Value* history = nullptr;
   std::optional<Where> historyAt;
   forEachPair(v, w, [&](std::string_view key, const Value& x, const Where& k) {
-    if (key == "address")
-      block.address = asBytes(x, k), hasAddress = true;
-    else if (key == "size")
-      block.size = asBytes(x, k), hasSize = true;
-    else if (key == "requested_size")
-      block.requestedSize = asBytes(x, k), hasRequested = true;
-    else if (key == "frames")
+    if (key == "address") {
+      block.address = asBytes(x, k);
+      hasAddress = true;
+    } else if (key == "size") {
+      block.size = asBytes(x, k);
+      hasSize = true;
+    } else if (key == "requested_size") {
+      block.requestedSize = asBytes(x, k);
+      hasRequested = true;
+    } else if (key == "frames")
       block.stack = readStack(x, k);
-    else if (key == "history")
-      history = &x, historyAt.emplace(k);
-    else if (key == "state") {
+    else if (key == "history") {
+      history = &x;
+      historyAt.emplace(k);
+    } else if (key == "state") {
       expect(x, Kind::String, k);
       const auto state = parseState(doc_.string(x));
       if (!state)
@@ -398,12 +410,16 @@ uint32_t Converter::readFrame(const Value& v, const Where& w) {
   Frame f;
   bool hasFile = false, hasLine = false, hasName = false;
   forEachPair(v, w, [&](std::string_view key, const Value& x, const Where& k) {
-    if (key == "filename")
-      expect(x, Kind::String, k), f.filename = doc_.string(x), hasFile = true;
-    else if (key == "name")
-      expect(x, Kind::String, k), f.name = doc_.string(x), hasName = true;
-    else if (key == "line")
-      f.line = asInt(x, k), hasLine = true;
+    if (key == "filename") {
+      f.filename = asString(doc_, x, k);
+      hasFile = true;
+    } else if (key == "name") {
+      f.name = asString(doc_, x, k);
+      hasName = true;
+    } else if (key == "line") {
+      f.line = asInt(x, k);
+      hasLine = true;
+    }
   });
   if (!hasFile) missing(w, "filename");
   if (!hasLine) missing(w, "line");

@@ -147,6 +147,7 @@ class Parser {
   bool containerOp(uint8_t op);
   bool memoOp(uint8_t op);
   void pushLong1();
+  void pushFloat();
   void pushString(uint64_t length);
   void moveItems(size_t start, std::vector<Value>& into);
   void tuple(size_t start);
@@ -193,16 +194,9 @@ bool Parser::scalarOp(uint8_t op) {
     case LONG1:
       pushLong1();
       return true;
-    case BINFLOAT: {
-      const uint8_t* p = take(8);
-      uint64_t bits = 0;
-      for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];  // big-endian
-      Value v;
-      v.kind = Kind::Float;
-      v.real = std::bit_cast<double>(bits);
-      push(v);
+    case BINFLOAT:
+      pushFloat();
       return true;
-    }
     case SHORT_BINUNICODE:
       pushString(littleEndian(1));
       return true;
@@ -231,6 +225,17 @@ void Parser::pushLong1() {
   for (unsigned i = 0; i < bytes; ++i) v |= uint64_t{p[i]} << (8 * i);
   if (bytes > 0 && bytes < 8 && (p[bytes - 1] & 0x80)) v |= ~uint64_t{0} << (8 * bytes);
   pushInt(static_cast<int64_t>(v));
+}
+
+// BINFLOAT: an IEEE 754 double, big-endian.
+void Parser::pushFloat() {
+  const uint8_t* p = take(8);
+  uint64_t bits = 0;
+  for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+  Value v;
+  v.kind = Kind::Float;
+  v.real = std::bit_cast<double>(bits);
+  push(v);
 }
 
 void Parser::pushString(uint64_t length) {
