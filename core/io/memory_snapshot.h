@@ -125,7 +125,12 @@ struct LoadOptions {
 /// Converts a parsed pickle into a snapshot. Throws SnapshotError (key path, problem) when the
 /// root is not a dict with 'segments' ("not a PyTorch memory snapshot: ..."), a required key is
 /// missing, a known key holds a value of the wrong type, a size or address is negative, or a
-/// string enum (action, state, segment_type) has an unknown value. Throws pickle::Cancelled.
+/// string enum (action, state, segment_type) has an unknown value, or a non-empty list or dict
+/// other than a frame or a frame list appears at two places (PyTorch writes each once; a memo
+/// reference costs 2 bytes, so repeating one would let a small file describe billions of events).
+/// Frames and frame lists are interned. The work is linear in the document's size. Progress:
+/// only the final (total, total); the conversion takes about as long as the parse.
+/// Throws pickle::Cancelled.
 MemorySnapshot toMemorySnapshot(const pickle::Document& doc, const LoadOptions& options = {});
 
 /// Memory-maps and reads the snapshot file at `path`. Throws SnapshotError naming the file for
