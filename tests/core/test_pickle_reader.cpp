@@ -8,6 +8,8 @@
 
 #include <QtTest/QtTest>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -296,7 +298,10 @@ void TestPickleReader::readFile() {
   QTemporaryDir dir;
   const std::string empty = (dir.path() + "/empty.pickle").toStdString();
   QFile(QString::fromStdString(empty)).open(QIODevice::WriteOnly);
-  for (const std::string& path : {empty, (dir.path() + "/missing.pickle").toStdString()}) {
+  const std::string fifo = (dir.path() + "/fifo.pickle").toStdString();
+  QCOMPARE(mkfifo(fifo.c_str(), 0600), 0);  // refused at once, not waited on
+  for (const std::string& path :
+       {empty, (dir.path() + "/missing.pickle").toStdString(), fifo, dir.path().toStdString()}) {
     try {
       readPickleFile(path);
       QFAIL("accepted");
