@@ -56,6 +56,11 @@ struct Where {
   throw SnapshotError((path.empty() ? std::string("the snapshot") : path) + ": " + what);
 }
 
+// A value for a message: quoted, and cut after 60 bytes (a file may hold any length).
+std::string quoted(std::string_view s) {
+  return "'" + std::string(s.substr(0, 60)) + (s.size() > 60 ? "...'" : "'");
+}
+
 void expect(const Value& v, Kind kind, const Where& w) {
   if (v.kind != kind)
     bad(w, std::string("expected ") + pickle::kindName(kind) + ", got " + pickle::kindName(v.kind));
@@ -237,8 +242,7 @@ void Converter::readSegment(const Value& v, const Where& w) {
     } else if (key == "segment_type") {
       expect(x, Kind::String, k);
       const std::string_view t = doc_.string(x);
-      if (t != "small" && t != "large")
-        bad(k, "expected 'small' or 'large', got '" + std::string(t) + "'");
+      if (t != "small" && t != "large") bad(k, "expected 'small' or 'large', got " + quoted(t));
       seg.large = t == "large";
     }
   });
@@ -295,8 +299,8 @@ void Converter::readBlock(const Value& v, const Where& w, Block& block, int64_t&
       if (!state)
         bad(k,
             "expected active_allocated, active_pending_free, active_awaiting_free or "
-            "inactive, got '" +
-                std::string(doc_.string(x)) + "'");
+            "inactive, got " +
+                quoted(doc_.string(x)));
       block.state = *state;
       hasState = true;
     }
@@ -365,7 +369,7 @@ void Converter::readEvent(const Value& v, const Where& w, DeviceTrace& t) {
     else if (key == "action") {
       expect(x, Kind::String, k);
       action = parseAction(doc_.string(x));
-      if (!action) bad(k, "unknown action '" + std::string(doc_.string(x)) + "'");
+      if (!action) bad(k, "unknown action " + quoted(doc_.string(x)));
     }
   });
   if (!action) missing(w, "action");
