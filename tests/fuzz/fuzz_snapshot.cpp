@@ -1,0 +1,46 @@
+// Fuzzes the PyTorch memory snapshot reader: any bytes as a snapshot file, parsed by the strict
+// pickle reader (core/io/pickle_reader.h) and converted (core/io/memory_snapshot.h). Every
+// failure must be a PickleError or a SnapshotError; anything else (a crash, a sanitizer report,
+// another exception) is a finding, and so is a snapshot that breaks the invariants checked here.
+#include "core/io/memory_snapshot.h"
+#include "core/io/pickle_reader.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace {
+
+void check(const matmulviz::snapshot::MemorySnapshot& s) {
+  for (const auto& seg : s.segments)
+    if (size_t(seg.firstBlock) + seg.blockCount > s.blocks.size()) __builtin_trap();
+  for (const auto& b : s.blocks)
+    if (b.segment >= s.segments.size() || b.stack >= s.stacks.size() || b.size < 0)
+      __builtin_trap();
+  for (const auto& t : s.traces) {
+    const size_t n = t.count();
+    if (t.addr.size() != n || t.size.size() != n || t.stream.size() != n || t.timeUs.size() != n ||
+        t.stack.size() != n)
+      __builtin_trap();
+    for (const auto id : t.stack)
+      if (id >= s.stacks.size()) __builtin_trap();
+  }
+  for (const auto& stack : s.stacks)
+    for (const uint32_t f : stack)
+      if (f >= s.frames.size()) __builtin_trap();
+  if (s.stacks.empty() || !s.stacks[0].empty()) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    const matmulviz::pickle::Document doc = matmulviz::pickle::parse(std::span(data, size));
+    check(matmulviz::snapshot::toMemorySnapshot(doc));
+  } catch (const matmulviz::pickle::PickleError&) {
+    // A refused pickle, with a message: the expected outcome for most inputs.
+  } catch (const matmulviz::snapshot::SnapshotError&) {
+    // A pickle that is not a snapshot, or has a wrong value.
+  }
+  return 0;
+}
