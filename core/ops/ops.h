@@ -45,7 +45,8 @@ Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& lab
 /// with its own memory: cudaMemcpy), labelled `label`. Builds no graph. For host-side checks
 /// and reports that read values (index bounds, the importance mask, errors against a reference).
 Tensor hostReadable(const Tensor& t, const std::string& label);
-/// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0).
+/// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0) to a floating
+/// dtype; an int64 or bool result is outside the graph, as in PyTorch.
 Tensor toDType(const Tensor& t, DType dtype);
 
 /// Advanced indexing along dim 0: t[index], `index` an int64 tensor of any shape with >= 1 dim

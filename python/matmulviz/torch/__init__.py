@@ -72,8 +72,8 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
-        dtype = int64 if isinstance(fill_value, int) and not isinstance(fill_value, _builtins.bool) \
-            else float32
+        dtype = bool if isinstance(fill_value, _builtins.bool) else \
+            int64 if isinstance(fill_value, int) else float32
     return _finish(_C.full(_size_args((size,), "full"), _builtins.float(fill_value), dtype,
                            _dev(device)), requires_grad)
 
@@ -129,7 +129,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 _NUMPY_OF = {float32: _np.float32, float64: _np.float64, float16: _np.float16,
-             bfloat16: _np.float32, int64: _np.int64}
+             bfloat16: _np.float32, int64: _np.int64, bool: _np.bool_}
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

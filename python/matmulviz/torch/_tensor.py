@@ -94,7 +94,7 @@ def _repr(self):
     extras = []
     if self.is_cuda:
         extras.append("device='cuda:0'")
-    if self.dtype not in (_C.dtype.float32, _C.dtype.int64):
+    if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
         extras.append(f"dtype={self.dtype}")
     if self.grad_fn is not None:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")
@@ -106,6 +106,8 @@ def _repr(self):
         values = np.array(self.detach().cpu().tolist(), dtype=np.float64)
         if self.dtype == _C.dtype.int64:
             values = values.astype(np.int64)
+        elif self.dtype == _C.dtype.bool:
+            values = values.astype(np.bool_)
         body = np.array2string(values, separator=", ", prefix="tensor(", precision=4,
                                floatmode="maxprec_equal")
     return "tensor(" + body + ("".join(", " + e for e in extras)) + ")"
@@ -173,6 +175,7 @@ def install(T):
     T.bfloat16 = lambda self: self._to(None, _C.dtype.bfloat16)
     T.double = lambda self: self._to(None, _C.dtype.float64)
     T.long = lambda self: self._to(None, _C.dtype.int64)
+    T.bool = lambda self: self._to(None, _C.dtype.bool)
     T.type_as = lambda self, other: self._to(None, other.dtype)
     T.is_floating_point = lambda self: self.dtype.is_floating_point
     T.untyped_storage = lambda self: _UntypedStorage(self)
