@@ -56,6 +56,22 @@ Tensor toDType(const Tensor& t, DType dtype);
 /// Throws std::out_of_range naming the offending index ("index 2048 is out of bounds for
 /// dimension 0 with size 2048").
 Tensor index(const Tensor& t, const Tensor& indices);
+/// torch.nonzero(t): the indices of t's non-zero elements (NaN counts), int64 [n, t.dim()] in
+/// row-major order, on t's device (computed on the host, moved in one transfer to a device with
+/// its own memory). Throws std::invalid_argument for a tensor without data (meta): n depends on
+/// the values.
+Tensor nonzero(const Tensor& t);
+/// Boolean-mask indexing t[mask]: `mask` bool of t's leading shape (1 <= mask.dim() <= t.dim()),
+/// the result a copy [n, t.sizes[mask.dim():]...] of the sub-tensors where mask is true, in
+/// row-major order. As at::index: the mask is expanded with nonzero (an int64 [n, k] tensor on
+/// the mask's device, copied column by column to t's device for a host mask), which lives only
+/// during the op; then the output is allocated. IndexBackward0 saves the mask. Throws
+/// std::out_of_range with PyTorch's text for a mask whose shape does not match ("The shape of
+/// the mask [2] at index 0 does not match the shape of the indexed tensor [3, 4] at index 0"),
+/// std::invalid_argument for a mask that is not bool or 0-dim, or without data (meta: the
+/// result's size is data-dependent), and on a device with its own memory for a mask of more
+/// than one dim.
+Tensor indexWithMask(const Tensor& t, const Tensor& mask);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);

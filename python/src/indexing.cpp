@@ -1,7 +1,7 @@
 // Tensor.__getitem__ and __setitem__ as PyTorch applies them (torch/csrc/autograd/
 // python_variable_indexing.cpp): ints and 0-dim integer tensors select (views), slices narrow
 // (views), None adds a dim, ... stands for the dims not named, and an integer tensor (or a list
-// of ints) is advanced indexing: a copy.
+// of ints) is advanced indexing: a copy. A bool tensor is a mask over as many dims as it has.
 #include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
 #include "python/src/bindings.h"
@@ -26,7 +26,7 @@ struct AdvancedIndex {
 
 /// What one item of an index tuple is, decided once per item with cheap type checks (this runs
 /// for every `a[i:i + 1, :, :]` of a Python loop).
-enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, List, Bool, Other };
+enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, Mask, List, Bool, Other };
 
 PyTypeObject* tensorType() {
   static PyTypeObject* type =
@@ -43,16 +43,22 @@ Item classify(py::handle item) {
   if (o == Py_Ellipsis) return Item::Ellipsis;
   if (PyObject_TypeCheck(o, tensorType())) {
     const Tensor& t = item.cast<const Tensor&>();
+    if (t.dtype() == DType::Bool) return Item::Mask;
     return t.dim() == 0 && t.dtype() == DType::Int64 ? Item::ScalarTensor : Item::Tensor;
   }
   if (PyList_Check(o)) return Item::List;
   return Item::Other;
 }
 
-int64_t specifiedDims(const std::vector<Item>& kinds) {
+/// The dims an index tuple names: a mask names as many as it has (count_specified_dimensions).
+int64_t specifiedDims(const std::vector<Item>& kinds, const py::tuple& items) {
   int64_t n = 0;
-  for (Item k : kinds)
-    if (k != Item::None && k != Item::Ellipsis) ++n;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == Item::Mask)
+      n += items[i].cast<const Tensor&>().dim();
+    else if (kinds[i] != Item::None && kinds[i] != Item::Ellipsis)
+      ++n;
+  }
   return n;
 }
 
@@ -80,7 +86,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   for (py::handle item : items) kinds.push_back(classify(item));
   Tensor result = self;
   int64_t dim = 0;
-  const int64_t specified = specifiedDims(kinds);
+  const int64_t specified = specifiedDims(kinds, items);
   if (specified > self.dim())
     throw std::out_of_range("too many indices for tensor of dimension " +
                             std::to_string(self.dim()));
@@ -119,6 +125,13 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         adv.push_back({dim, indexTensorOf(item)});
         ++dim;
         break;
+      case Item::Mask: {
+        const Tensor& mask = item.cast<const Tensor&>();
+        if (mask.dim() == 0) throw NotSupported("indexing with a 0-dim bool tensor");
+        adv.push_back({dim, mask});
+        dim += mask.dim();
+        break;
+      }
       case Item::Bool:
         throw NotSupported("indexing with a Python bool");
       case Item::Other:
@@ -131,6 +144,35 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   return result;
 }
 
+/// A bool mask over the dims from `d` on: PyTorch's shape check (IndexingUtils.h invalid_mask,
+/// the tensor's dims counted from d), then core's indexWithMask with the masked dims moved to the
+/// front, the selection put back at d.
+Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
+  for (int64_t j = 0; j < mask.dim(); ++j)
+    if (mask.size(j) != t.size(d + j))
+      throw std::out_of_range("The shape of the mask " + mask.shapeString() + " at index " +
+                              std::to_string(j) +
+                              " does not match the shape of the indexed tensor " + t.shapeString() +
+                              " at index " + std::to_string(d + j));
+  if (!mask.hasData() || !t.hasData())
+    throw NotSupported(
+        "boolean-mask indexing on the meta CUDA mode (the result's size depends on the mask's "
+        "values)");
+  if (d == 0) return indexWithMask(t, mask);
+  const int64_t k = mask.dim();
+  std::vector<int64_t> toFront;
+  for (int64_t i = d; i < d + k; ++i) toFront.push_back(i);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i < d || i >= d + k) toFront.push_back(i);
+  const Tensor gathered = indexWithMask(permute(t, toFront), mask);
+  // gathered: [n, dims before d..., dims after the mask's...] -> n at d.
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < d; ++i) order.push_back(1 + i);
+  order.push_back(0);
+  for (int64_t i = d + 1; i < gathered.dim(); ++i) order.push_back(i);
+  return permute(gathered, order);
+}
+
 /// One integer tensor at result dim `d`: t[..., idx, ...] = index along d (a copy whose dims are
 /// those before d, the index's, then those after d, as PyTorch places them).
 Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
@@ -138,6 +180,7 @@ Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   if (adv.size() > 1) throw NotSupported("indexing with more than one integer tensor");
   const int64_t d = adv[0].dim;
   const Tensor& idx = adv[0].indices;
+  if (idx.dtype() == DType::Bool) return applyMask(t, d, idx);
   if (idx.dtype() != DType::Int64)
     throw std::out_of_range("tensors used as indices must be long, int, byte or bool tensors");
   if (d == 0) return index(t, idx);

@@ -121,7 +121,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         if array.dtype == object:
             raise TypeError("tensor(): data must be numbers or nested sequences of numbers")
         target = _dtype_or(dtype, _infer_dtype(array))
-        t = _C.from_numpy(_np.ascontiguousarray(array.astype(_NUMPY_OF[target])))
+        t = _C.from_numpy(array.astype(_NUMPY_OF[target], order="C"))  # 0-d stays 0-d
         if _NUMPY_OF[target] is _np.float32 and target is not float32:
             t = t._to(None, target)
     t = t._to(_dev(device), dtype) if (device is not None or dtype is not None) else t
@@ -265,7 +265,8 @@ def numel(input):
 
 for _name in ("add", "sub", "mul", "div", "neg", "cos", "sin", "exp", "relu", "softmax",
               "topk", "transpose", "permute", "reshape", "flatten", "unsqueeze", "squeeze",
-              "narrow", "select", "split", "chunk", "clone", "t", "diagonal", "detach"):
+              "narrow", "select", "split", "chunk", "clone", "t", "diagonal", "detach",
+              "eq", "ne", "lt", "le", "gt", "ge", "nonzero"):
     globals()[_name] = _tensor.function_form(_name)
 
 __all__ = [name for name in globals() if not name.startswith("_")]

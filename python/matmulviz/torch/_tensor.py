@@ -39,6 +39,17 @@ def _binary(tensor_op, scalar_op, reverse_scalar_op=None, symbol=""):
     return forward, reverse
 
 
+def _compare(name):
+    """Tensor.eq/ne/lt/le/gt/ge and their operators: a tensor or a number on the right; anything
+    else is NotImplemented (so `t == "a"` is False, as in PyTorch)."""
+    def compare(self, other):
+        if isinstance(other, (_Tensor, int, float)):
+            return getattr(_C, name)(self, other)
+        return NotImplemented
+    compare.__name__ = name
+    return compare
+
+
 def _size(self, dim=None):
     sizes = self._sizes
     if dim is None:
@@ -211,4 +222,8 @@ def install(T):
                                                               else self.to(dtype), dim)
     T.topk = lambda self, k, dim=-1, largest=True, sorted=True: _op("topk")(self, k, dim,
                                                                             largest, sorted)
-    T.__hash__ = object.__hash__
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(T, name, _compare(name))
+        setattr(T, f"__{name}__", getattr(T, name))
+    T.nonzero = lambda self: _C.nonzero(self)
+    T.__hash__ = object.__hash__  # after __eq__: PyTorch keeps id-based hashing
