@@ -170,7 +170,8 @@ std::pair<Shape, Shape> trailing(const Tensor& t, int64_t k) {
           Shape(t.strides().begin() + k, t.strides().end())};
 }
 
-void checkMask(const Tensor& t, const Tensor& mask) {
+/// The mask's dtype, dims, shape and device against t's (the checks that need no values).
+void checkMaskShape(const Tensor& t, const Tensor& mask) {
   if (mask.dtype() != DType::Bool)
     throw std::invalid_argument("index: a mask must be a bool tensor, got " +
                                 std::string(dtypeName(mask.dtype())));
@@ -187,6 +188,10 @@ void checkMask(const Tensor& t, const Tensor& mask) {
   if (mask.deviceKind() != DeviceKind::Host && mask.device() != t.device())
     throw std::out_of_range(
         "indices should be either on cpu or on the same device as the indexed tensor");
+}
+
+void checkMask(const Tensor& t, const Tensor& mask) {
+  checkMaskShape(t, mask);
   if (!mask.hasData() || !t.hasData())
     throw std::invalid_argument(
         "index: boolean-mask indexing needs the mask's values (the result's size is the number "
@@ -298,6 +303,84 @@ Tensor indexWithMask(const Tensor& t, const Tensor& mask) {
     setHistory(out, node);
   }
   return out;
+}
+
+namespace {
+
+/// PyTorch's ScalarType names, as index_put_'s dtype error spells them.
+std::string scalarTypeName(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Float64:
+      return "Double";
+    case DType::Int64:
+      return "Long";
+    case DType::Bool:
+      return "Bool";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values) {
+  checkMaskShape(t, mask);
+  if (t.compute())
+    throw std::invalid_argument(
+        "index_put_: assignment through a mask is not supported on a "
+        "device with its own memory yet (" +
+        t.compute()->name() + ")");
+  const auto [sizes, strides] = trailing(t, mask.dim());
+  NoGradGuard noGrad;
+  if (values.numel() == 1 && values.deviceKind() == DeviceKind::Host &&
+      mask.device() == t.device()) {
+    // at::_index_put_impl_ hands a mask on self's device and a one-element CPU value to
+    // masked_fill_ (canDispatchToMaskedFill): nothing is allocated.
+    if (!t.hasData()) return;
+    if (!mask.hasData())
+      throw std::invalid_argument("index_put_: the mask has no values (the meta device)");
+    OpScope op(t.device(), "masked_fill_");
+    const Tensor host = hostReadable(mask, "mask on the host");
+    const Tensor value = expand(makeView(values, {}, {}, values.storageOffset()), sizes);
+    const std::vector<int64_t> positions = nonzeroPositions(host);
+    for (int64_t p : positions) {
+      int64_t offset = t.storageOffset(), rest = p;
+      for (int64_t j = mask.dim() - 1; j >= 0; --j) {
+        offset += rest % mask.size(j) * t.stride(j);
+        rest /= mask.size(j);
+      }
+      copyInto(makeView(t, sizes, strides, offset), value);
+    }
+    return;
+  }
+  if (values.dtype() != t.dtype())
+    throw std::invalid_argument("Index put requires the source and destination dtypes match, got " +
+                                scalarTypeName(t.dtype()) + " for the destination and " +
+                                scalarTypeName(values.dtype()) + " for the source.");
+  checkMask(t, mask);
+  OpScope op(t.device(), "index_put_");
+  const MaskIndex m = expandMask(mask, t);
+  Shape target{m.nonzero.size(0)};
+  target.insert(target.end(), sizes.begin(), sizes.end());
+  bool broadcasts = values.dim() <= static_cast<int64_t>(target.size());
+  for (int64_t i = 1; broadcasts && i <= values.dim(); ++i) {
+    const int64_t v = values.size(-i), want = target[target.size() - static_cast<size_t>(i)];
+    broadcasts = v == want || v == 1;
+  }
+  if (!broadcasts)
+    throw std::invalid_argument("shape mismatch: value tensor of shape " + values.shapeString() +
+                                " cannot be broadcast to indexing result of shape " +
+                                shapeToString(target));
+  if (!values.hasData()) return;
+  const Tensor expanded = expand(values, target);
+  const std::vector<int64_t> offsets = maskedOffsets(m, t);
+  for (size_t i = 0; i < offsets.size(); ++i)
+    copyInto(makeView(t, sizes, strides, offsets[i]), select(expanded, 0, static_cast<int64_t>(i)));
 }
 
 Tensor index(const Tensor& t, const Tensor& indices) {

@@ -72,6 +72,15 @@ Tensor nonzero(const Tensor& t);
 /// result's size is data-dependent), and on a device with its own memory for a mask of more
 /// than one dim.
 Tensor indexWithMask(const Tensor& t, const Tensor& mask);
+/// t[mask] = values in place (index_put_ with a bool mask, accumulate=False; not
+/// differentiable). A one-element host `values` with the mask on t's device is PyTorch's
+/// masked_fill_ path: nothing is allocated (converted to t's dtype; nothing to do on meta). Another
+/// `values` must have t's dtype (PyTorch's "Index put requires the source and destination dtypes
+/// match, got Float for the destination and Double for the source.") and broadcast to [n,
+/// t.sizes[k:]...] ("shape mismatch: value tensor of shape [2] cannot be broadcast to indexing
+/// result of shape [3]"); the mask is then expanded with nonzero as in indexWithMask. Mask checks
+/// as indexWithMask's. Throws std::invalid_argument on a device with its own memory.
+void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);

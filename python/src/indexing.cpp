@@ -144,27 +144,35 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   return result;
 }
 
-/// A bool mask over the dims from `d` on: PyTorch's shape check (IndexingUtils.h invalid_mask,
-/// the tensor's dims counted from d), then core's indexWithMask with the masked dims moved to the
-/// front, the selection put back at d.
-Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
+/// PyTorch's check of a bool mask over t's dims from `d` on (IndexingUtils.h invalid_mask).
+void checkMaskShape(const Tensor& t, int64_t d, const Tensor& mask) {
   for (int64_t j = 0; j < mask.dim(); ++j)
     if (mask.size(j) != t.size(d + j))
       throw std::out_of_range("The shape of the mask " + mask.shapeString() + " at index " +
                               std::to_string(j) +
                               " does not match the shape of the indexed tensor " + t.shapeString() +
                               " at index " + std::to_string(d + j));
+}
+
+/// t's dims d .. d + k - 1 moved to the front (a view).
+Tensor maskedDimsToFront(const Tensor& t, int64_t d, int64_t k) {
+  std::vector<int64_t> toFront;
+  for (int64_t i = d; i < d + k; ++i) toFront.push_back(i);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i < d || i >= d + k) toFront.push_back(i);
+  return permute(t, toFront);
+}
+
+/// A bool mask over the dims from `d` on: PyTorch's shape check, then core's indexWithMask with
+/// the masked dims moved to the front, the selection put back at d.
+Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
+  checkMaskShape(t, d, mask);
   if (!mask.hasData() || !t.hasData())
     throw NotSupported(
         "boolean-mask indexing on the meta CUDA mode (the result's size depends on the mask's "
         "values)");
   if (d == 0) return indexWithMask(t, mask);
-  const int64_t k = mask.dim();
-  std::vector<int64_t> toFront;
-  for (int64_t i = d; i < d + k; ++i) toFront.push_back(i);
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (i < d || i >= d + k) toFront.push_back(i);
-  const Tensor gathered = indexWithMask(permute(t, toFront), mask);
+  const Tensor gathered = indexWithMask(maskedDimsToFront(t, d, mask.dim()), mask);
   // gathered: [n, dims before d..., dims after the mask's...] -> n at d.
   std::vector<int64_t> order;
   for (int64_t i = 0; i < d; ++i) order.push_back(1 + i);
@@ -219,7 +227,9 @@ Tensor getItem(const Tensor& self, const py::object& index) {
 void setItem(const Tensor& self, const py::object& index, const py::object& value) {
   std::vector<AdvancedIndex> adv;
   const Tensor target = applySlicing(self, asTuple(index), adv);
-  if (!adv.empty()) throw NotSupported("assignment through an integer-tensor index (index_put_)");
+  const bool masked = adv.size() == 1 && adv[0].indices.dtype() == DType::Bool;
+  if (!adv.empty() && !masked)
+    throw NotSupported("assignment through an integer-tensor index (index_put_)");
   if (GradMode::isEnabled() && self.requiresGrad()) {
     if (self.isLeaf())
       throw std::logic_error(
@@ -239,6 +249,38 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
                          std::string("torch.") + std::string(dtypeName(self.dtype())) + " tensor");
   }
   NoGradGuard noGrad;
+  if (masked) {  // index_put_ with a mask (masked_fill_ for a scalar)
+    const Tensor& mask = adv[0].indices;
+    checkMaskShape(target, adv[0].dim, mask);
+    if (!mask.hasData() && !(source.numel() == 1 && source.device() == nullptr))
+      throw NotSupported("assignment through a boolean mask on the meta CUDA mode");
+    const int64_t d = adv[0].dim, k = mask.dim();
+    Tensor values = source;
+    if (d > 0 && !(source.numel() == 1 && source.device() == nullptr)) {
+      // The values are shaped as t[..., mask, ...] is: [dims before d, n, dims after the mask's];
+      // core takes them with n first, as the masked dims are moved to the front.
+      int64_t n = 0;
+      for (double v : hostReadable(mask, "mask on the host").toDoubles()) n += v != 0;
+      Shape result(target.sizes().begin(), target.sizes().begin() + d);
+      result.push_back(n);
+      result.insert(result.end(), target.sizes().begin() + d + k, target.sizes().end());
+      bool broadcasts = source.dim() <= static_cast<int64_t>(result.size());
+      for (int64_t i = 1; broadcasts && i <= source.dim(); ++i) {
+        const int64_t v = source.size(-i), want = result[result.size() - static_cast<size_t>(i)];
+        broadcasts = v == want || v == 1;
+      }
+      if (!broadcasts)
+        throw std::invalid_argument(
+            "shape mismatch: value tensor of shape " + source.shapeString() +
+            " cannot be broadcast to indexing result of shape " + shapeToString(result));
+      std::vector<int64_t> order{d};
+      for (int64_t i = 0; i < static_cast<int64_t>(result.size()); ++i)
+        if (i != d) order.push_back(i);
+      values = permute(expand(source, result), order);
+    }
+    indexPutWithMask(maskedDimsToFront(target, d, k), mask, values);
+    return;
+  }
   OpScope op(target.device(), "copy_");
   copyInto(target, expand(source, target.sizes()));
 }

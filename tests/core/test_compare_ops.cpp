@@ -350,6 +350,41 @@ class TestCompareOps : public QObject {
     QCOMPARE(cpu->allocator().current().allocatedBytes, int64_t{0});
   }
 
+  // t[mask] = v: a one-element host value is masked_fill_ (no allocation, converted); a tensor
+  // of values goes through nonzero's index, alive during the op only.
+  void indexPutWithMask() {
+    const DevicePtr cpu = makeDevice(DeviceKind::Cpu, {});
+    {
+      const Tensor t = tensorOn({3, 2}, {0, 1, 2, 3, 4, 5}, DType::Float32, cpu, "t");
+      const Tensor m = tensorOn({3}, {1, 0, 1}, DType::Bool, cpu, "mask");
+      size_t from = cpu->allocator().events().size();
+      matmulviz::indexPutWithMask(t, m, fromDoubles({}, {-1.5}, DType::Float64));
+      QCOMPARE(t.toDoubles(), (std::vector<double>{-1.5, -1.5, 2, 3, -1.5, -1.5}));
+      QVERIFY(allocEvents(cpu, from).empty());
+
+      from = cpu->allocator().events().size();
+      matmulviz::indexPutWithMask(t, m, tensorOn({2, 1}, {7, 8}, DType::Float32, cpu, "v"));
+      QCOMPARE(t.toDoubles(), (std::vector<double>{7, 7, 2, 3, 8, 8}));
+      QCOMPARE(allocEvents(cpu, from),
+               (std::vector<std::string>{"+v", "+nonzero output", "-nonzero output", "-v"}));
+
+      matmulviz::indexPutWithMask(transpose(t, 0, 1), tensorOn({2}, {0, 1}, DType::Bool, cpu, "m"),
+                                  fromDoubles({3}, {4, 5, 6}, DType::Float32));
+      QCOMPARE(t.toDoubles(), (std::vector<double>{7, 4, 2, 5, 8, 6}));
+      QCOMPARE(errorOf<std::invalid_argument>([&] {
+                 matmulviz::indexPutWithMask(t, m, fromDoubles({3}, {1, 2, 3}, DType::Float32));
+               }),
+               std::string("shape mismatch: value tensor of shape [3] cannot be broadcast to "
+                           "indexing result of shape [2, 2]"));
+      QCOMPARE(errorOf<std::invalid_argument>([&] {
+                 matmulviz::indexPutWithMask(t, m, fromDoubles({2}, {1, 2}, DType::Float64));
+               }),
+               std::string("Index put requires the source and destination dtypes match, got "
+                           "Float for the destination and Double for the source."));
+    }
+    QCOMPARE(cpu->allocator().current().allocatedBytes, int64_t{0});
+  }
+
   void indexWithMaskErrors() {
     const Tensor t = empty({3, 4}, DType::Float32, nullptr, "t");
     QCOMPARE(errorOf<std::out_of_range>([&] {
