@@ -74,8 +74,8 @@ def run_table(n, requires_grad):
         ("direct", lambda: direct(a, c, q)),
     ]
     title = "a requires grad" if requires_grad else "a plain"
-    print(f"== {title} (a [{n}, 1, {DIM}], c [{N_MATS}, {DIM}, {DIM}], q [{n}] on the CPU) ==")
-    print(f"{'strategy':<10} {'curMem MiB':>10} {'maxMem MiB':>10} {'seconds':>8}")
+    print(f"== {title} (a [{n}, 1, {DIM}], c [{N_MATS}, {DIM}, {DIM}], q [{n}] on the host) ==")
+    print(f"{'strategy':<10} {'curMem MiB':>10} {'maxMem MiB':>10} {'time':>8}")
     for name, run in strategies:
         torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
@@ -83,7 +83,7 @@ def run_table(n, requires_grad):
         seconds = time.perf_counter() - start
         cur = mib(torch.cuda.memory_allocated())
         peak = mib(torch.cuda.max_memory_allocated())
-        print(f"{name:<10} {cur:>10} {peak:>10} {seconds:>8.2f}")
+        print(f"{name:<10} {cur:>10} {peak:>10} {seconds:>6.2f} s")
         # With `a` requiring grad, `out` holds the graph, and the graph holds what matmul
         # saved; deleting `out` frees both before the next strategy starts.
         del out

@@ -1,5 +1,5 @@
 #pragma once
-// The `launch` report as JSON (DESIGN.md, command-line contract) and as a few lines of text.
+// The `launch` report as JSON (README, "More of the command line") and as a few lines of text.
 
 #include <cstdint>
 #include <iosfwd>

@@ -45,7 +45,7 @@ std::vector<double> referenceMatmul(const MatmulProblem& problem, bool gathered,
 /// The product in float32 with BLAS (sgemm), the CPU reference of the kernel registry.
 void blasMatmul(const MatmulProblem& problem, bool gathered, const MatmulInputs& in, float* out);
 
-/// max|out - ref| / max|ref| (DESIGN.md's max_rel_err); +inf when out holds NaN or inf; the
+/// max|out - ref| / max|ref| (the reports' max_rel_err); +inf when out holds NaN or inf; the
 /// absolute error when ref is all zeros.
 double maxRelErr(const float* out, const std::vector<double>& ref);
 

@@ -1,6 +1,6 @@
 #pragma once
 // Subcommands of matmulviz-cli. Each file adds one subcommand to the CLI11 app; main.cpp composes.
-// Exit codes (DESIGN.md, command-line contract): 0 success, 1 a run failed, 2 bad input.
+// Exit codes (README, "More of the command line"): 0 success, 1 a run failed, 2 bad input.
 
 #include <CLI/CLI.hpp>
 

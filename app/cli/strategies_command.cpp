@@ -1,5 +1,5 @@
 // matmulviz-cli strategies: the seed's gathered batched matmul with each strategy; prints or
-// writes the report (DESIGN.md, command-line contract).
+// writes the report (README, "More of the command line").
 #include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"

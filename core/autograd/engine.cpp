@@ -58,13 +58,21 @@ namespace {
 /// Gradients arriving at these nodes are taken (autograd.grad) instead of passed on.
 using Captures = std::unordered_map<Node*, Tensor>;
 
+/// A shape as Python prints a torch.Size: "torch.Size([2, 3])".
+std::string torchSize(const Shape& sizes) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "])";
+}
+
 void checkRoot(const Tensor& root, const Tensor& gradOutput) {
   if (!root.requiresGrad())
     throw std::logic_error(
         "element 0 of tensors does not require grad and does not have a grad_fn");
   if (gradOutput.sizes() != root.sizes())
-    throw std::invalid_argument("grad_output has shape " + gradOutput.shapeString() +
-                                " but the output has shape " + root.shapeString());
+    throw std::logic_error("Mismatch in shape: grad_output[0] has a shape of " +
+                           torchSize(gradOutput.sizes()) + " and output[0] has a shape of " +
+                           torchSize(root.sizes()) + ".");
 }
 
 std::unordered_map<Node*, int> countDependencies(Node* root) {
@@ -142,6 +150,9 @@ void runBackward(const Tensor& root, const Tensor& gradOutput, bool retainGraph)
 
 TensorList runGrad(const Tensor& root, const Tensor& gradOutput, const TensorList& inputs,
                    bool retainGraph) {
+  if (!root.requiresGrad())  // the outputs are checked before the inputs, as in PyTorch
+    throw std::logic_error(
+        "element 0 of tensors does not require grad and does not have a grad_fn");
   Captures captures;
   std::vector<Node*> nodes;
   for (const Tensor& t : inputs) {

@@ -47,9 +47,18 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   lengths.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    if (t.dim() != nd || t.dtype() != first.dtype() || t.device() != first.device())
+    if (t.dim() != nd)
+      throw std::invalid_argument("Tensors must have same number of dimensions: got " +
+                                  std::to_string(nd) + " and " + std::to_string(t.dim()));
+    if (t.device() != first.device())
+      throw std::invalid_argument(
+          std::string("Expected all tensors to be on the same device, but found at least two "
+                      "devices, ") +
+          (first.device() ? "cuda:0" : "cpu") + " and " + (t.device() ? "cuda:0" : "cpu") + "!");
+    if (t.dtype() != first.dtype())  // PyTorch promotes; the engine's cat copies one dtype
       throw std::invalid_argument("torch.cat(): tensor at position " + std::to_string(i) +
-                                  " differs in rank, dtype or device from the first");
+                                  " has dtype " + std::string(dtypeName(t.dtype())) +
+                                  ", the first has " + std::string(dtypeName(first.dtype())));
     for (int64_t d = 0; d < nd; ++d)
       if (d != dim && t.size(d) != first.size(d))
         throw std::invalid_argument("Sizes of tensors must match except in dimension " +

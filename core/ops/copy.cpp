@@ -1,4 +1,5 @@
-// Copies: copyInto, contiguous, clone, toDevice, toDType, and the elementwise add.
+// Copies: copyInto, contiguous, clone, toDevice, toDType, and the in-place addInPlace (add is in
+// binary.cpp).
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
@@ -36,12 +37,6 @@ class ToCopyBackward final : public Node {
  private:
   DevicePtr device_;
   DType dtype_;
-};
-
-class AddBackward final : public Node {
- public:
-  std::string name() const override { return "AddBackward0"; }
-  TensorList apply(TensorList&& g) override { return {g[0], g[0]}; }
 };
 
 /// A transfer between the host and a device whose sides differ in dtype or layout, as
@@ -181,20 +176,6 @@ void addInPlace(const Tensor& a, const Tensor& b) {
                                     T::load(pa, oa + i * sa) + T::load(pb, ob + i * sb));
                        });
   });
-}
-
-Tensor add(const Tensor& a, const Tensor& b) {
-  checkSameShape(a, b, "add");
-  OpScope op(a.device(), "add");
-  Tensor out = empty(a.sizes(), a.dtype(), a.storage().devicePtr(), "sum");
-  copyInto(out, a);
-  addInPlace(out, b);
-  if (anyRequiresGrad({&a, &b})) {
-    auto node = std::make_shared<AddBackward>();
-    node->nextEdges = {gradientEdge(a), gradientEdge(b)};
-    setHistory(out, node);
-  }
-  return out;
 }
 
 }  // namespace matmulviz

@@ -385,12 +385,16 @@ void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values)
 
 Tensor index(const Tensor& t, const Tensor& indices) {
   if (indices.dtype() != DType::Int64)
-    throw std::invalid_argument("tensors used as indices must be long, int, byte or bool tensors");
+    throw std::invalid_argument("tensors used as indices must be long, byte or bool tensors");
   if (indices.dim() == 0) {
     if (!indices.hasData()) throw std::invalid_argument("a 0-dim meta index has no value");
-    return select(
-        t, 0,
-        static_cast<int64_t>(hostReadable(indices, "index").item()));  // indexes like a Python int
+    // indexes like a Python int (applySelect's bounds check and wording)
+    const auto i = static_cast<int64_t>(hostReadable(indices, "index").item());
+    if (t.dim() > 0 && (i < -t.size(0) || i >= t.size(0)))
+      throw std::out_of_range("index " + std::to_string(i) +
+                              " is out of bounds for dimension 0 with size " +
+                              std::to_string(t.size(0)));
+    return select(t, 0, i);
   }
   if (t.dim() == 0) throw std::out_of_range("too many indices for tensor of dimension 0");
   const int64_t rows = t.size(0);

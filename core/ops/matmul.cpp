@@ -85,11 +85,31 @@ Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor&
   return out;
 }
 
+/// c10's ScalarType name ("Float", "Double", ...), as PyTorch's dtype errors spell it.
+std::string scalarTypeName(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float64:
+      return "Double";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Int64:
+      return "Long";
+    case DType::Bool:
+      return "Bool";
+    default:
+      return std::string(dtypeName(t));
+  }
+}
+
 void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
+  // PyTorch's CPU kernels: "expected scalar type Float but found Double"
   if (a.dtype() != b.dtype())
-    throw std::invalid_argument(
-        std::string("expected ") + op + " operands to have the same dtype, but got " +
-        std::string(dtypeName(a.dtype())) + " and " + std::string(dtypeName(b.dtype())));
+    throw std::invalid_argument("expected scalar type " + scalarTypeName(a.dtype()) +
+                                " but found " + scalarTypeName(b.dtype()));
   if (a.device() != b.device())
     throw std::invalid_argument(std::string("expected ") + op +
                                 " operands to be on the same device");
@@ -152,14 +172,16 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
   if (d1 == 0 || d2 == 0)
     throw std::invalid_argument("both arguments to matmul need to be at least 1D, but they are " +
                                 std::to_string(d1) + "D and " + std::to_string(d2) + "D");
-  const int64_t inner1 = t1.size(-1);
-  const int64_t inner2 = d2 == 1 ? t2.size(0) : t2.size(-2);
-  if (inner1 != inner2)
-    throw std::invalid_argument("matmul: size mismatch, got input (" + dims(t1) + ") and (" +
-                                dims(t2) + "): the last dim of the first (" +
-                                std::to_string(inner1) + ") must equal the " +
-                                (d2 == 1 ? "size" : "second to last dim") + " of the second (" +
-                                std::to_string(inner2) + ")");
+  // No size check here, as in PyTorch's _matmul_impl: dot, mv, mm and bmm each raise their own.
+  if (d1 == 1 && d2 == 1 && t1.size(0) != t2.size(0))
+    throw std::invalid_argument(
+        "inconsistent tensor size, expected tensor [" + std::to_string(t1.size(0)) + "] and src [" +
+        std::to_string(t2.size(0)) + "] to have the same number of elements, but got " +
+        std::to_string(t1.size(0)) + " and " + std::to_string(t2.size(0)) +
+        " elements respectively");
+  if (d1 == 2 && d2 == 1 && t1.size(1) != t2.size(0))
+    throw std::invalid_argument("size mismatch, got " + std::to_string(t1.size(0)) + ", " +
+                                dims(t1) + "," + dims(t2));
   if (d1 == 1 && d2 == 1) return view(mm(unsqueeze(t1, 0), unsqueeze(t2, 1)), {});  // dot
   if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);              // mv
   if (d1 == 1 && d2 == 2) return squeeze(mm(unsqueeze(t1, 0), t2), 0);

@@ -86,7 +86,7 @@ void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values)
 Tensor add(const Tensor& a, const Tensor& b);
 /// a += b in place (same shape, no autograd: used for gradient accumulation).
 void addInPlace(const Tensor& a, const Tensor& b);
-/// Sum of all elements (0-dim result).
+/// Sum of all elements (0-dim result); int64 for an int64 or bool tensor (exact), as PyTorch.
 Tensor sum(const Tensor& t);
 /// Sums `t` down to `sizes` over broadcast dims (at::sum_to).
 Tensor sumTo(const Tensor& t, const Shape& sizes);
@@ -121,10 +121,10 @@ Tensor mT(const Tensor& t);
 
 namespace matmulviz {
 // ---- added for einsum (the fast.ai lesson): core/ops/mul.cpp, sum_dims.cpp, diagonal.cpp ----
-/// a * b with broadcasting (at::mul; shapes as at::infer_size). float dtypes, same dtype and
-/// device. MulBackward0 saves b iff a requires grad and a iff b does
-/// (tools/autograd/derivatives.yaml). Throws std::invalid_argument for shapes that do not
-/// broadcast (PyTorch's message) or differing dtypes.
+/// a * b with broadcasting (at::mul; shapes as at::infer_size), same device; the dtype is
+/// resultType(a, b) (pointwise.h: float16 * float32 gives float32, int64 * int64 int64).
+/// MulBackward0 saves b iff a requires grad and a iff b does (tools/autograd/derivatives.yaml).
+/// Throws std::invalid_argument for shapes that do not broadcast (PyTorch's message).
 Tensor mul(const Tensor& a, const Tensor& b);
 /// t.sum(dims, keepdim): sums over `dims` (negative allowed, each once); a new tensor, also when
 /// every summed dim has size 1. Accumulates in float64, rounds once (float16/bfloat16 as

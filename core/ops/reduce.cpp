@@ -4,6 +4,7 @@
 #include "core/ops/strided_loop.h"
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace matmulviz {
@@ -61,6 +62,28 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
 }
 
 Tensor sum(const Tensor& t) {
+  if (!isFloating(t.dtype())) {
+    // An int64 or bool sum is an int64 (at::sum's default dtype for integral inputs), exact.
+    if (t.compute())
+      throw std::invalid_argument("sum: " + std::string(dtypeName(t.dtype())) +
+                                  " is not supported on a device with its own memory yet (" +
+                                  t.compute()->name() + ")");
+    OpScope op(t.device(), "sum");
+    Tensor out = zeros({}, DType::Int64, t.storage().devicePtr(), "sum");
+    if (t.hasData()) {
+      int64_t acc = 0;
+      const void* pt = t.dataPtr();
+      const bool isBool = t.dtype() == DType::Bool;
+      detail::forEachRun(t.sizes(), t.strides(), t.strides(),
+                         [&](int64_t o, int64_t, int64_t n, int64_t s, int64_t) {
+                           for (int64_t i = 0; i < n; ++i)
+                             acc += isBool ? static_cast<const uint8_t*>(pt)[o + i * s] != 0
+                                           : static_cast<const int64_t*>(pt)[o + i * s];
+                         });
+      *out.data<int64_t>() = acc;
+    }
+    return out;  // integral: never requires grad
+  }
   OpScope op(t.device(), "sum");
   Tensor out = zeros({}, t.dtype(), t.storage().devicePtr(), "sum");
   if (ComputeBackend* be = t.compute()) {

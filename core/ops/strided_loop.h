@@ -38,6 +38,19 @@ void forEachRun(const Shape& sizes, const Shape& stridesA, const Shape& stridesB
   }
 }
 
+/// Calls fn(offset in a, offset in b) for the base of every slice along `dim`: every index of the
+/// other dims of a (a and b have the same dim count; b's sizes may differ along `dim`). Used by
+/// the ops that work along one dim (softmax, topk).
+template <typename F>
+void forEachSlice(const Tensor& a, const Tensor& b, int64_t dim, F&& fn) {
+  Shape outer = a.sizes();
+  outer[dim] = 1;
+  forEachRun(outer, a.strides(), b.strides(),
+             [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+               for (int64_t i = 0; i < n; ++i) fn(oa + i * sa, ob + i * sb);
+             });
+}
+
 /// Float element access for the float dtypes; arithmetic happens in float (or double for
 /// float64), as PyTorch accumulates float16/bfloat16 in float32.
 template <typename F>

@@ -167,11 +167,14 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   dim = wrapDim(dim, t.dim());
-  if (start < 0) start += t.size(dim);
-  if (start < 0 || length < 0 || start + length > t.size(dim))
-    throw std::out_of_range("start (" + std::to_string(start) + ") + length (" +
-                            std::to_string(length) + ") exceeds dimension size (" +
-                            std::to_string(t.size(dim)) + ").");
+  // PyTorch wraps a negative start as a dim (maybe_wrap_dim(start, size)): "Dimension out of
+  // range (expected to be in range of [-size, size-1], but got start)".
+  if (start < 0) start = wrapDim(start, t.size(dim));
+  if (length < 0) throw std::invalid_argument("narrow(): length must be non-negative.");
+  if (start + length > t.size(dim))
+    throw std::invalid_argument("start (" + std::to_string(start) + ") + length (" +
+                                std::to_string(length) + ") exceeds dimension size (" +
+                                std::to_string(t.size(dim)) + ").");
   return slice(t, dim, start, start + length, 1);
 }
 
@@ -180,8 +183,9 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   dim = wrapDim(dim, t.dim());
   const int64_t n = t.size(dim);
   if (index < -n || index >= n)
-    throw std::out_of_range("index " + std::to_string(index) + " is out of bounds for dimension " +
-                            std::to_string(dim) + " with size " + std::to_string(n));
+    throw std::out_of_range("select(): index " + std::to_string(index) +
+                            " out of range for tensor of size " + shapeToString(t.sizes()) +
+                            " at dimension " + std::to_string(dim));
   if (index < 0) index += n;
   Shape sizes = t.sizes(), strides = t.strides();
   sizes.erase(sizes.begin() + dim);
@@ -212,8 +216,9 @@ Tensor reshape(const Tensor& t, Shape sizes) {
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
   if (static_cast<int64_t>(dims.size()) != t.dim())
     throw std::invalid_argument(
-        "permute(): number of dimensions in the tensor input does not match the length of the "
-        "desired ordering of dimensions i.e. input.dim() = " +
+        // sic: PyTorch 1.13's message names sparse_coo for dense tensors too
+        "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+        "of the desired ordering of dimensions i.e. input.dim() = " +
         std::to_string(t.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Shape sizes(dims.size()), strides(dims.size());
   std::vector<int64_t> inverse(dims.size(), -1);

@@ -47,6 +47,10 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 nlohmann::ordered_json toJson(const StrategiesReport& report) {
   const Workload& w = report.workload;
   nlohmann::ordered_json j;
+  // The envelope every matmulviz report starts with (docs/report-format.md).
+  j["format"] = "matmulviz-report";
+  j["version"] = 1;
+  j["kind"] = "strategies";
   j["workload"] = {{"n", w.n},
                    {"m", w.m},
                    {"i", w.i},

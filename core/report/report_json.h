@@ -1,5 +1,7 @@
 #pragma once
-// The strategies report as JSON, in the schema of DESIGN.md's command-line contract:
+// The strategies report as JSON, in the schema of the README's command-line contract, after the
+// envelope every report carries (docs/report-format.md: "format": "matmulviz-report",
+// "version": 1, "kind": "strategies"):
 // {"workload": {...}, "device": "cpu", "runs": [{"strategy", "requires_grad", "ok", "error",
 //   "time_s": {"cold", "median", "min", "max"}, "cur_mem_bytes", "max_mem_bytes", "cur_mem_mib",
 //   "max_mem_mib", "output_shape", "max_rel_err", "kept_alive": [{"label", "bytes", "why"}]}]}

@@ -121,7 +121,9 @@ std::string shapeToString(const Shape& sizes) {
 
 Tensor empty(const Shape& sizes, DType dtype, const DevicePtr& device, const std::string& label) {
   for (int64_t s : sizes)
-    if (s < 0) throw std::invalid_argument("negative size in " + shapeToString(sizes));
+    if (s < 0)
+      throw std::invalid_argument("Trying to create tensor with negative dimension " +
+                                  std::to_string(s) + ": " + shapeToString(sizes));
   auto impl = std::make_shared<TensorImpl>();
   const int64_t bytes = numelOf(sizes) * elementSize(dtype);
   impl->storage = device ? Storage::onDevice(device, bytes, label) : Storage::onHost(bytes);

@@ -5,9 +5,14 @@ import json
 SUPPORTED_VERSION = 1
 
 
+KINDS = ("python", "strategies")
+
+
 def load(path):
-    """The report at `path` as a dict. Raises ValueError for a file that is not a matmulviz
-    report or has a newer version than this reader knows."""
+    """The report at `path` as a dict: a Python run's (kind "python") or the strategies table of
+    `matmulviz-cli strategies --json` (kind "strategies"). Raises ValueError for a file that is
+    not a matmulviz report, has a newer version than this reader knows, or a kind it does not
+    know."""
     with open(path, encoding="utf-8") as f:
         report = json.load(f)
     if not isinstance(report, dict) or report.get("format") != "matmulviz-report":
@@ -15,6 +20,9 @@ def load(path):
     if report.get("version", 0) > SUPPORTED_VERSION:
         raise ValueError(f"{path}: report version {report['version']}; this reader knows "
                          f"version {SUPPORTED_VERSION}")
+    if report.get("kind") not in KINDS:
+        raise ValueError(f"{path}: report kind {report.get('kind')!r}; this reader knows "
+                         f"{', '.join(KINDS)}")
     return report
 
 
@@ -28,7 +36,7 @@ def peak_lines(report, top=3):
     """The blocks alive at the peak, largest first: (block_bytes, label, op, frame or None)."""
     if isinstance(report, str):
         report = load(report)
-    if report.get("peak") is None:
+    if report.get("kind") != "python" or report.get("peak") is None:
         return []
     allocations = {a["id"]: a for a in rows(report["allocations"])}
     live = [allocations[i] for i in report["peak"]["live"] if i in allocations]

@@ -54,6 +54,9 @@ py::object savedAttribute(const Node& node, const std::string& attr) {
 std::vector<std::optional<Tensor>> grad(const Tensor& output, const std::vector<Tensor>& inputs,
                                         const std::optional<Tensor>& gradOutput, bool retainGraph,
                                         bool allowUnused) {
+  if (!output.requiresGrad())  // before the implicit gradient, as in PyTorch
+    throw std::logic_error(
+        "element 0 of tensors does not require grad and does not have a grad_fn");
   Tensor g;
   if (gradOutput) {
     g = *gradOutput;
@@ -80,7 +83,13 @@ std::vector<std::optional<Tensor>> grad(const Tensor& output, const std::vector<
 
 void bindAutograd(py::module_& m) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
-      .def("name", &Node::name)
+      .def("name",
+           [](const Node& n) {
+             // PyTorch names the C++ class of the leaves' node with its namespace.
+             if (dynamic_cast<const AccumulateGrad*>(&n))
+               return std::string("torch::autograd::AccumulateGrad");
+             return n.name();
+           })
       .def_property_readonly("next_functions", &nextFunctions)
       .def_property_readonly(
           "variable",

@@ -9,36 +9,57 @@ namespace py = pybind11;
 
 namespace matmulviz::python {
 
-Shape shapeFromSequence(py::handle sequence, const char* function) {
-  if (py::isinstance<py::int_>(sequence)) return {sequence.cast<int64_t>()};
-  if (!py::isinstance<py::sequence>(sequence) || py::isinstance<py::str>(sequence))
-    throw py::type_error(std::string(function) + "(): argument 'size' must be tuple of ints, not " +
-                         std::string(py::str(py::type::of(sequence).attr("__name__"))));
+namespace {
+
+std::string typeName(py::handle o) {
+  return py::str(py::type::of(o).attr("__name__"));
+}
+
+/// Python ints and objects with __index__ other than floats and bools (NumPy ints, 0-dim integer
+/// tensors), as PyTorch's parser takes them for a size.
+bool isIndex(py::handle o) {
+  if (PyBool_Check(o.ptr()) || PyFloat_Check(o.ptr())) return false;
+  return PyIndex_Check(o.ptr()) != 0;
+}
+
+Shape sizesOf(py::handle sequence, const char* function, const char* argument, const char* kind) {
   Shape out;
+  int64_t pos = 0;
   for (py::handle item : sequence.cast<py::sequence>()) {
-    if (!py::isinstance<py::int_>(item))
-      throw py::type_error(std::string(function) +
-                           "(): argument 'size' must be tuple of ints, but found element of "
-                           "type " +
-                           std::string(py::str(py::type::of(item).attr("__name__"))));
-    out.push_back(item.cast<int64_t>());
+    ++pos;
+    if (!isIndex(item))
+      throw py::type_error(std::string(function) + "(): argument '" + argument +
+                           "' must be tuple of " + kind + ", but found element of type " +
+                           typeName(item) + " at pos " + std::to_string(pos));
+    out.push_back(py::int_(py::reinterpret_borrow<py::object>(item)).cast<int64_t>());
   }
   return out;
 }
 
-Shape shapeFromArgs(const py::args& args, const char* function) {
-  if (args.size() == 1 && !py::isinstance<py::int_>(args[0]))
-    return shapeFromSequence(args[0], function);
-  Shape out;
-  for (py::handle item : args) {
-    if (!py::isinstance<py::int_>(item))
+}  // namespace
+
+Shape shapeFromSequence(py::handle sequence, const char* function, const char* argument,
+                        const char* kind) {
+  if (isIndex(sequence))
+    return {py::int_(py::reinterpret_borrow<py::object>(sequence)).cast<int64_t>()};
+  if (!py::isinstance<py::sequence>(sequence) || py::isinstance<py::str>(sequence)) {
+    // view has two signatures (sizes, dtype): PyTorch's parser then lists them.
+    if (std::string(function) == "view")
       throw py::type_error(std::string(function) +
-                           "(): argument 'size' must be tuple of ints, but found element of "
-                           "type " +
-                           std::string(py::str(py::type::of(item).attr("__name__"))));
-    out.push_back(item.cast<int64_t>());
+                           "() received an invalid combination of arguments - got (" +
+                           typeName(sequence) +
+                           "), but expected one of:\n * (torch.dtype dtype)\n * (tuple of "
+                           "SymInts size)");
+    throw py::type_error(std::string(function) + "(): argument '" + argument + "' (position 1) " +
+                         "must be tuple of " + kind + ", not " + typeName(sequence));
   }
-  return out;
+  return sizesOf(sequence, function, argument, kind);
+}
+
+Shape shapeFromArgs(const py::args& args, const char* function, const char* argument,
+                    const char* kind) {
+  if (args.size() == 1) return shapeFromSequence(args[0], function, argument, kind);
+  return sizesOf(args, function, argument, kind);
 }
 
 py::tuple toTuple(const Shape& sizes) {

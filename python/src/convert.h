@@ -11,10 +11,14 @@
 namespace matmulviz::python {
 
 /// A shape from *args: one sequence argument, or the sizes as separate ints. Throws TypeError
-/// (pybind11::type_error) in PyTorch's words for anything else.
-Shape shapeFromArgs(const pybind11::args& args, const char* function);
+/// (pybind11::type_error) in PyTorch's words for anything else: "view(): argument 'size' must be
+/// tuple of SymInts, but found element of type float at pos 2" (`argument` names the parameter,
+/// `kind` is "SymInts" or "ints" as in PyTorch's signature of `function`).
+Shape shapeFromArgs(const pybind11::args& args, const char* function, const char* argument = "size",
+                    const char* kind = "SymInts");
 /// A shape from one Python sequence of ints.
-Shape shapeFromSequence(pybind11::handle sequence, const char* function);
+Shape shapeFromSequence(pybind11::handle sequence, const char* function,
+                        const char* argument = "size", const char* kind = "SymInts");
 /// A Python tuple of ints.
 pybind11::tuple toTuple(const Shape& sizes);
 

@@ -1,6 +1,7 @@
 #include "python/src/errors.h"
 
 #include "core/memory/caching_allocator.h"
+#include "core/ops/pointwise.h"
 #include "python/src/runtime.h"
 
 #include <Python.h>
@@ -46,6 +47,8 @@ void bindErrors(py::module_& m) {
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(oomType, pytorchOomMessage(e.what()).c_str());
     } catch (const NotSupported& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const NotSupportedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const std::out_of_range& e) {
       PyErr_SetString(PyExc_IndexError, e.what());

@@ -5,6 +5,8 @@
 //   std::invalid_argument, logic  -> RuntimeError (PyTorch's shape and argument errors)
 //   OutOfMemoryError              -> torch.cuda.OutOfMemoryError (a RuntimeError), PyTorch's text
 //   NotSupported (below)          -> NotImplementedError naming the function
+//   NotSupportedError (core: an op without a primitive on a device's compute backend)
+//                                 -> NotImplementedError naming the op and the backend
 
 #include <pybind11/pybind11.h>
 

@@ -50,6 +50,16 @@ Item classify(py::handle item) {
   return Item::Other;
 }
 
+/// PyTorch's applySelect: the bounds check names the indexed tensor's dim (`realDim`), not the
+/// dim of the partly indexed result.
+Tensor applySelect(const Tensor& t, int64_t dim, int64_t index, int64_t realDim) {
+  const int64_t size = t.size(dim);
+  if (index < -size || index >= size)
+    throw std::out_of_range("index " + std::to_string(index) + " is out of bounds for dimension " +
+                            std::to_string(realDim) + " with size " + std::to_string(size));
+  return select(t, dim, index);
+}
+
 /// The dims an index tuple names: a mask names as many as it has (count_specified_dimensions).
 int64_t specifiedDims(const std::vector<Item>& kinds, const py::tuple& items) {
   int64_t n = 0;
@@ -66,7 +76,7 @@ Tensor indexTensorOf(py::handle item) {
   if (py::isinstance<Tensor>(item)) {
     Tensor t = item.cast<Tensor>();
     if (t.dtype() != DType::Int64)
-      throw std::out_of_range("tensors used as indices must be long, int, byte or bool tensors");
+      throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
     return t;
   }
   // A list of ints: PyTorch makes an int64 tensor of it.
@@ -86,6 +96,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   for (py::handle item : items) kinds.push_back(classify(item));
   Tensor result = self;
   int64_t dim = 0;
+  int64_t realDim = 0;  // the dim of `self` the item indexes
   const int64_t specified = specifiedDims(kinds, items);
   if (specified > self.dim())
     throw std::out_of_range("too many indices for tensor of dimension " +
@@ -94,12 +105,13 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
     const py::handle item = items[i];
     switch (kinds[i]) {
       case Item::Int:
-        result = select(result, dim, item.cast<int64_t>());
+        result = applySelect(result, dim, item.cast<int64_t>(), realDim++);
         break;
       case Item::ScalarTensor: {
         const Tensor& t = item.cast<const Tensor&>();
         if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
-        result = select(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()));
+        result = applySelect(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()),
+                             realDim++);
         break;
       }
       case Item::Slice: {
@@ -111,6 +123,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         if (!(start == 0 && stop == length && step == 1))  // PyTorch's applySlice returns self
           result = slice(result, dim, start, std::max<Py_ssize_t>(stop, start), step);
         ++dim;
+        ++realDim;
         break;
       }
       case Item::None:
@@ -119,17 +132,20 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         break;
       case Item::Ellipsis:
         dim += self.dim() - specified;
+        realDim += self.dim() - specified;
         break;
       case Item::Tensor:
       case Item::List:
         adv.push_back({dim, indexTensorOf(item)});
         ++dim;
+        ++realDim;
         break;
       case Item::Mask: {
         const Tensor& mask = item.cast<const Tensor&>();
         if (mask.dim() == 0) throw NotSupported("indexing with a 0-dim bool tensor");
         adv.push_back({dim, mask});
         dim += mask.dim();
+        realDim += mask.dim();
         break;
       }
       case Item::Bool:
@@ -190,7 +206,7 @@ Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   const Tensor& idx = adv[0].indices;
   if (idx.dtype() == DType::Bool) return applyMask(t, d, idx);
   if (idx.dtype() != DType::Int64)
-    throw std::out_of_range("tensors used as indices must be long, int, byte or bool tensors");
+    throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
   if (d == 0) return index(t, idx);
   std::vector<int64_t> toFront{d};
   for (int64_t i = 0; i < t.dim(); ++i)
@@ -217,7 +233,7 @@ Tensor getItem(const Tensor& self, const py::object& index) {
       throw std::out_of_range(
           "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
           "in C++ to convert a 0-dim tensor to a number");
-    return select(self, 0, index.cast<int64_t>());
+    return applySelect(self, 0, index.cast<int64_t>(), 0);
   }
   std::vector<AdvancedIndex> adv;
   const Tensor sliced = applySlicing(self, asTuple(index), adv);

@@ -37,8 +37,11 @@ DevicePtr Runtime::parseDevice(const std::string& name) {
     throw std::invalid_argument(
         "CUDA error: invalid device ordinal (matmulviz simulates one "
         "CUDA device, cuda:0)");
-  throw std::invalid_argument("Expected one of cpu, cuda device type at start of device string: " +
-                              name);
+  // PyTorch's list of device types (c10/core/Device.cpp, 1.13); matmulviz runs cpu and cuda.
+  throw std::invalid_argument(
+      "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
+      "xla, lazy, vulkan, mps, meta, hpu, privateuseone device type at start of device string: " +
+      name);
 }
 
 std::string Runtime::deviceName(const DeviceContext* device) {

@@ -4,6 +4,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 #include "python/src/bindings.h"
 #include "python/src/convert.h"
 #include "python/src/errors.h"
@@ -75,6 +76,33 @@ std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim) {
   return parts;
 }
 
+/// t.split([sizes], dim): split_with_sizes.
+std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes,
+                                   int64_t dim) {
+  dim = wrapDim(dim, t.dim());
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      throw std::invalid_argument(
+          "split_with_sizes expects split_sizes have only non-negative entries, but got "
+          "split_sizes=" +
+          shapeToString(sizes));
+    total += s;
+  }
+  if (total != t.size(dim))
+    throw std::invalid_argument("split_with_sizes expects split_sizes to sum exactly to " +
+                                std::to_string(t.size(dim)) +
+                                " (input tensor's size at dimension " + std::to_string(dim) +
+                                "), but got split_sizes=" + shapeToString(sizes));
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    parts.push_back(narrow(t, dim, start, s));
+    start += s;
+  }
+  return parts;
+}
+
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   if (chunks <= 0)
     throw std::invalid_argument("chunk expects `chunks` to be greater than 0, got: " +
@@ -86,8 +114,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 
 py::object itemOf(const Tensor& t) {
   if (t.numel() != 1)
-    throw std::invalid_argument("a Tensor with " + std::to_string(t.numel()) +
-                                " elements cannot be converted to Scalar");
+    throw py::value_error("only one element tensors can be converted to Python scalars");
   if (!t.hasData()) throw NotSupported("Tensor.item() on the meta CUDA mode (no data)");
   const Tensor h = hostReadable(t, "item()");
   const double v = h.item(0);
@@ -169,6 +196,10 @@ void bindTensor(py::module_& m) {
       .def_property_readonly("itemsize", [](DType d) { return elementSize(d); });
 
   py::class_<Tensor> cls(m, "Tensor");
+  // Python's own errors name a type by tp_name ("unsupported operand type(s) for +: 'Tensor' and
+  // 'str'"); pybind11 sets it to "matmulviz._C.Tensor", PyTorch's is "Tensor". __name__,
+  // __qualname__ and __module__ are kept apart from it, so only those messages change.
+  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
   cls.def_property_readonly("_sizes", [](const Tensor& t) { return toTuple(t.sizes()); })
       .def_property_readonly("dtype", &Tensor::dtype)
       .def_property_readonly("_device_name",
@@ -194,6 +225,10 @@ void bindTensor(py::module_& m) {
           py::arg("dim") = py::none())
       .def("storage_offset", &Tensor::storageOffset)
       .def("is_contiguous", &Tensor::isContiguous)
+      .def("_is", [](const Tensor& a, const Tensor& b) { return a.impl() == b.impl(); })
+      .def_property_readonly(
+          "_impl_id",
+          [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.impl().get()); })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
       .def("data_ptr",
            [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.dataPtr()); })
@@ -205,17 +240,28 @@ void bindTensor(py::module_& m) {
       // ---- autograd fields ----
       .def_property(
           "requires_grad", &Tensor::requiresGrad,
-          [](Tensor& t, bool on) {
-            if (!t.isLeaf() && !on)
+          [](Tensor& t, py::handle value) {  // THPVariable_set_requires_grad's checks
+            if (!PyBool_Check(value.ptr())) throw std::logic_error("requires_grad must be a bool");
+            const bool on = value.ptr() == Py_True;
+            if (!t.isLeaf())
               throw std::logic_error(
-                  "you can only change requires_grad flags of leaf variables. If you want to "
-                  "use a computed variable in a subgraph that doesn't require differentiation "
-                  "use var_no_grad = var.detach().");
-            if (t.isLeaf()) t.setRequiresGrad(on);
+                  on ? "you can only change requires_grad flags of leaf variables."
+                     : "you can only change requires_grad flags of leaf variables. If you want to "
+                       "use a computed variable in a subgraph that doesn't require "
+                       "differentiation use var_no_grad = var.detach().");
+            if (on && !isFloating(t.dtype()))
+              throw std::logic_error(
+                  "only Tensors of floating point and complex dtype can require gradients");
+            t.setRequiresGrad(on);
           })
       .def(
           "requires_grad_",
-          [](Tensor& t, bool on) -> Tensor& {
+          [](Tensor& t, py::handle requiresGrad) -> Tensor& {
+            if (!PyBool_Check(requiresGrad.ptr()))
+              throw py::type_error(
+                  "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not " +
+                  std::string(py::str(py::type::of(requiresGrad).attr("__name__"))));
+            const bool on = requiresGrad.ptr() == Py_True;
             if (!t.isLeaf())
               throw std::logic_error(
                   "you can only change requires_grad flags of leaf variables. If you want to "
@@ -225,7 +271,7 @@ void bindTensor(py::module_& m) {
               throw std::logic_error("only Tensors of floating point dtype can require gradients");
             return t.setRequiresGrad(on);
           },
-          py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
+          py::arg("requires_grad") = py::bool_(true), py::return_value_policy::reference_internal)
       .def_property_readonly("is_leaf", &Tensor::isLeaf)
       .def_property(
           "grad",
@@ -250,12 +296,16 @@ void bindTensor(py::module_& m) {
                throw NotSupported("Tensor.view(dtype)");
              return view(t, shapeFromArgs(args, "view"));
            })
-      .def("reshape", [](const Tensor& t,
-                         py::args args) { return reshape(t, shapeFromArgs(args, "reshape")); })
+      .def("reshape",
+           [](const Tensor& t, py::args args) {
+             return reshape(t, shapeFromArgs(args, "reshape", "shape"));
+           })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
-      .def("permute", [](const Tensor& t,
-                         py::args args) { return permute(t, shapeFromArgs(args, "permute")); })
+      .def("permute",
+           [](const Tensor& t, py::args args) {
+             return permute(t, shapeFromArgs(args, "permute", "dims", "ints"));
+           })
       .def("transpose", &transpose)
       .def("t",
            [](const Tensor& t) {
@@ -300,6 +350,7 @@ void bindTensor(py::module_& m) {
       .def("narrow", &narrow)
       .def("select", &select)
       .def("split", &split, py::arg("split_size"), py::arg("dim") = 0)
+      .def("split", &splitWithSizes, py::arg("split_size"), py::arg("dim") = 0)
       .def("chunk", &chunk, py::arg("chunks"), py::arg("dim") = 0)
       .def(
           "diagonal",
@@ -316,6 +367,7 @@ void bindTensor(py::module_& m) {
       .def("numpy", &toNumpy);
 
   m.def("_flatten", &flatten);
+  m.def("_broadcast_shapes", &broadcastShapes);
   m.def("_split", &split);
   m.def("_chunk", &chunk);
 }

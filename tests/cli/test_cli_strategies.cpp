@@ -1,5 +1,5 @@
 // matmulviz-cli strategies and devices, end to end: the built executable runs through QProcess
-// as a user runs it, and its exit code, messages, JSON (DESIGN.md, command-line contract),
+// as a user runs it, and its exit code, messages, JSON (README, "More of the command line"),
 // Chrome trace and .npy files are checked. Workloads are small on cpu; the seed's full workload
 // (and larger) runs only on the meta device, so the suite stays fast, under ASan too.
 

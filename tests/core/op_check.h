@@ -1,6 +1,6 @@
 #pragma once
 // The one helper that checks an op of the engine against a float64 reference, forward and
-// backward (DESIGN.md, "Style": shape, then dtype, then values with atol + rtol * |ref|;
+// backward (the project's tolerance rule: shape, then dtype, then values with atol + rtol * |ref|;
 // gradients also by finite differences).
 //
 // - Ref / refGather: a plain float64 n-d array and the index-mapping reference the tests write

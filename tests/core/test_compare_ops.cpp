@@ -238,6 +238,21 @@ class TestCompareOps : public QObject {
                          "non-singleton dimension 1"));
   }
 
+  // mask.sum() counts the true elements: an int64 result (at::sum of an integral tensor).
+  void sumOfBoolAndInt64IsInt64() {
+    const Tensor m = transpose(fromDoubles({2, 3}, {1, 0, 1, 1, 1, 0}, DType::Bool), 0, 1);
+    const Tensor s = sum(m);
+    QCOMPARE(s.dtype(), DType::Int64);
+    QCOMPARE(s.sizes(), Shape{});
+    QCOMPARE(s.item(), 4.0);
+    Tensor big = empty({2}, DType::Int64, nullptr, "big");
+    big.data<int64_t>()[0] = int64_t{1} << 53;
+    big.data<int64_t>()[1] = 1;
+    QCOMPARE(*sum(big).data<int64_t>(), (int64_t{1} << 53) + 1);  // exact, not through double
+    const DevicePtr meta = makeDevice(DeviceKind::Meta, {});
+    QCOMPARE(sum(empty({3}, DType::Bool, meta, "m")).dtype(), DType::Int64);
+  }
+
   void nonzeroLikePyTorch() {
     const Tensor t = fromDoubles({2, 3}, {0, 1.5, 0, kNaN, 0, -2}, DType::Float32);
     const Tensor nz = nonzero(t);

@@ -334,6 +334,9 @@ class TestViews : public QObject {
           reshape(x, {2, 7});
         },
         "shape '[2, 7]' is invalid for input of size 15"));
+    // Past the end is a RuntimeError in PyTorch (TORCH_CHECK), not an IndexError.
+    OPCHECK(expectThrow<std::invalid_argument>(
+        [&] { narrow(x, 1, 3, 3); }, "start (3) + length (3) exceeds dimension size (5)."));
   }
 
   void badDims_data() {
@@ -342,7 +345,7 @@ class TestViews : public QObject {
     add("slice dim 2 of 2-d", [](const Tensor& t) { return slice(t, 2, 0, 1); });
     add("slice dim -3 of 2-d", [](const Tensor& t) { return slice(t, -3, 0, 1); });
     add("narrow dim 2", [](const Tensor& t) { return narrow(t, 2, 0, 1); });
-    add("narrow past the end", [](const Tensor& t) { return narrow(t, 1, 3, 3); });
+    add("narrow start -6 of size 5", [](const Tensor& t) { return narrow(t, 1, -6, 1); });
     add("select dim -3", [](const Tensor& t) { return select(t, -3, 0); });
     add("select index 3 of size 3", [](const Tensor& t) { return select(t, 0, 3); });
     add("select index -4 of size 3", [](const Tensor& t) { return select(t, 0, -4); });
@@ -396,15 +399,19 @@ class TestViews : public QObject {
   void productErrors() {
     const Tensor a = randomTensor({3, 5}, DType::Float32, 7);
     const Tensor b = randomTensor({4, 7}, DType::Float32, 8);
-    OPCHECK(expectThrow<std::invalid_argument>([&] { matmul(a, b); }, "size mismatch"));
     OPCHECK(expectThrow<std::invalid_argument>(
-        [&] { matmul(a, randomTensor({4}, DType::Float32, 9)); }, "size mismatch"));
+        [&] { matmul(a, b); }, "mat1 and mat2 shapes cannot be multiplied (3x5 and 4x7)"));
+    OPCHECK(expectThrow<std::invalid_argument>(
+        [&] { matmul(a, randomTensor({4}, DType::Float32, 9)); }, "size mismatch, got 3, 3x5,4"));
+    OPCHECK(expectThrow<std::invalid_argument>(
+        [&] { matmul(randomTensor({3}, DType::Float32, 9), randomTensor({4}, DType::Float32, 9)); },
+        "inconsistent tensor size, expected tensor [3] and src [4]"));
     OPCHECK(expectThrow<std::invalid_argument>(
         [&] {
           matmul(randomTensor({2, 3, 5}, DType::Float32, 9),
                  randomTensor({3, 4, 2}, DType::Float32, 9));
         },
-        "size mismatch"));
+        "must match the size of tensor b (3) at non-singleton dimension 0"));
     OPCHECK(expectThrow<std::invalid_argument>(
         [&] {
           matmul(randomTensor({2, 3, 5}, DType::Float32, 9),
@@ -425,7 +432,7 @@ class TestViews : public QObject {
         [&] {
           mm(a, randomTensor({5, 2}, DType::Float64, 9));
         },
-        "same dtype"));
+        "expected scalar type Float but found Double"));
   }
 
   /// A host index used on a device tensor is copied to the device (N * 8 bytes) for the

@@ -1,4 +1,4 @@
-// `matmulviz-cli launch` end to end: the JSON of DESIGN.md's command-line contract, the trace
+// `matmulviz-cli launch` end to end: the JSON of the README's command-line section, the trace
 // file, and exit code 2 with a message naming the argument for bad input.
 #include "tests/common/cli_process.h"
 

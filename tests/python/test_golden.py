@@ -42,6 +42,14 @@ with open(GOLDEN_PATH) as f:
 
 DEVICES = ("cpu", "cuda")
 
+# Differences from PyTorch that matmulviz.torch makes on purpose, each documented in
+# docs/python.md ("Differences from PyTorch, on purpose"). These cases must keep failing for that
+# reason (strict xfail): when one starts to pass, the difference is gone and this entry goes.
+DOCUMENTED_DIFFERENCES = {
+    "from_numpy_shares_memory": "from_numpy() copies the array (PyTorch shares its memory)",
+    "from_numpy_strided": "from_numpy() copies the array into a contiguous tensor",
+}
+
 
 def test_golden_covers_every_case():
     """The fixture was regenerated after the last change to cases.py."""
@@ -54,7 +62,10 @@ def test_golden_covers_every_case():
 
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("name,code", CASES, ids=[name for name, _ in CASES])
-def test_case(name, code, dev):
+def test_case(name, code, dev, request):
+    if name in DOCUMENTED_DIFFERENCES:
+        request.node.add_marker(pytest.mark.xfail(reason=DOCUMENTED_DIFFERENCES[name],
+                                                  strict=True))
     expected = GOLDEN[name]
     got = run_case(mtorch, dev, code)
     error = got.get("error")

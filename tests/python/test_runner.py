@@ -5,14 +5,30 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import matmulviz
 import matmulviz.torch as torch
 from matmulviz import report as reports
 
 
+# The package's folder, absolute, so that a script run from another folder finds it.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
+ENV = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
+# matmulviz-cli of this build tree, set by CTest; the CLI tests skip without it.
+CLI = os.environ.get("MATMULVIZ_CLI")
+
+
 def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "matmulviz", *args], cwd=cwd, env=os.environ,
+    return subprocess.run([sys.executable, "-m", "matmulviz", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
+
+
+def run_cli(args, cwd):
+    if not CLI:
+        pytest.skip("MATMULVIZ_CLI is not set (CTest sets it to this build's matmulviz-cli)")
+    return subprocess.run([CLI, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+                          timeout=300)
 
 
 SCRIPT = """\
@@ -70,3 +86,41 @@ def test_record_context_manager(tmp_path):
     events = report["events"]
     kinds = {events["kinds"][row[0]] for row in events["rows"]}
     assert kinds >= {"alloc", "free"}
+
+
+def test_cli_run_writes_the_same_report(tmp_path):
+    (tmp_path / "s.py").write_text(SCRIPT)
+    r = run_cli(["run", "s.py", "--report", "run.json"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    report = reports.load(str(tmp_path / "run.json"))
+    assert report["kind"] == "python" and report["complete"]
+    lines = {f["line"] for f in report["frames"]}
+    assert {2, 5} <= lines  # zeros at line 2, c[q] inside gather() at line 5
+
+
+def test_cli_run_passes_the_scripts_exit_status(tmp_path):
+    (tmp_path / "bad.py").write_text("raise SystemExit(3)\n")
+    assert run_cli(["run", "bad.py"], tmp_path).returncode == 3
+    r = run_cli(["run", "missing.py"], tmp_path)
+    assert r.returncode == 2 and "no such script" in r.stderr
+
+
+def test_one_reader_reads_the_strategies_report(tmp_path):
+    r = run_cli(["strategies", "--n", "64", "--m", "16", "--strategies", "strategy1,direct",
+                 "--json", "s.json"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    report = reports.load(str(tmp_path / "s.json"))
+    assert (report["format"], report["version"], report["kind"]) == (
+        "matmulviz-report", 1, "strategies")
+    assert [run["strategy"] for run in report["runs"]] == ["strategy1", "direct"]
+    assert reports.peak_lines(report) == []
+
+
+def test_reader_refuses_a_newer_version_and_other_files(tmp_path):
+    (tmp_path / "new.json").write_text('{"format": "matmulviz-report", "version": 9, '
+                                       '"kind": "python"}')
+    with pytest.raises(ValueError, match="version 9"):
+        reports.load(str(tmp_path / "new.json"))
+    (tmp_path / "other.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a matmulviz report"):
+        reports.load(str(tmp_path / "other.json"))

@@ -1,5 +1,5 @@
 #pragma once
-// A Scenario: what the user asks the app to run (DESIGN.md, "Data flows one way"): the
+// A Scenario: what the user asks the app to run (docs/architecture.md): the
 // strategies workload of the PyTorch forum post with its grad flags, device and repeats, and the
 // kernel launch of the fast.ai lesson (kernel, M, K, N, TPB). Qt Core only; saved as JSON in
 // QSettings.

@@ -1,6 +1,11 @@
 """torch.device, and the device strings the engine accepts ("cpu", "cuda", "cuda:0")."""
 
 
+# Device types PyTorch knows and matmulviz does not simulate.
+_OTHER_TYPES = ("ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "ort",
+                "xla", "lazy", "vulkan", "mps", "meta", "hpu", "privateuseone")
+
+
 class device:
     """torch.device("cuda"), torch.device("cuda", 0), torch.device("cpu")."""
 
@@ -15,9 +20,13 @@ class device:
                                    f"passed explicitly: {type}")
             type, _, idx = type.partition(":")
             index = int(idx)
+        if type in _OTHER_TYPES:
+            raise NotImplementedError(f"torch.device('{type}') is not supported by "
+                                      "matmulviz.torch (it has the cpu and a simulated cuda)")
         if type not in ("cpu", "cuda"):
-            raise RuntimeError("Expected one of cpu, cuda device type at start of device "
-                               f"string: {type}")
+            raise RuntimeError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, "
+                               "ideep, hip, ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, "
+                               f"privateuseone device type at start of device string: {type}")
         self.type = type
         self.index = index
 

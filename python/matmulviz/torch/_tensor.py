@@ -3,6 +3,7 @@ dtype shortcuts, arithmetic operators with scalars, reductions, printing. Each c
 op of matmulviz._C."""
 
 import builtins
+import weakref
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from matmulviz import _C
 from matmulviz.torch._device import device as _device_cls
 from matmulviz.torch._device import normalize as _normalize
 from matmulviz.torch._size import Size
+from matmulviz.torch._args import invalid_combination, type_name
 from matmulviz.torch._unsupported import not_supported
 
 _Tensor = _C.Tensor
@@ -28,13 +30,13 @@ def _binary(tensor_op, scalar_op, reverse_scalar_op=None, symbol=""):
     def forward(self, other):
         if isinstance(other, _Tensor):
             return _op(tensor_op)(self, other)
-        if isinstance(other, (int, float)) and not isinstance(other, bool):
-            return _op(scalar_op)(self, float(other))
+        if isinstance(other, (int, float)):  # bool too: True counts as the int 1
+            return _op(scalar_op)(self, other)
         return NotImplemented
 
     def reverse(self, other):
-        if isinstance(other, (int, float)) and not isinstance(other, bool):
-            return _op(reverse_scalar_op or scalar_op)(self, float(other))
+        if isinstance(other, (int, float)):
+            return _op(reverse_scalar_op or scalar_op)(self, other)
         return NotImplemented
     return forward, reverse
 
@@ -50,6 +52,16 @@ def _compare(name):
     return compare
 
 
+def _same_or(self, result):
+    """`self` itself when an op gave back the same tensor (PyTorch returns the very object:
+    `x.to(x.dtype) is x`), else the result."""
+    return self if result._is(self) else result
+
+
+def _convert(self, device, dtype, copy=False):
+    return _same_or(self, self._to(device, dtype, copy))
+
+
 def _size(self, dim=None):
     sizes = self._sizes
     if dim is None:
@@ -61,31 +73,133 @@ def _size(self, dim=None):
     return sizes[dim]
 
 
+_TO_SIGNATURES = [
+    "(torch.dtype dtype, bool non_blocking, bool copy, *, torch.memory_format memory_format)",
+    "(torch.device device, torch.dtype dtype, bool non_blocking, bool copy, *, "
+    "torch.memory_format memory_format)",
+    "(Tensor other, bool non_blocking, bool copy, *, torch.memory_format memory_format)"]
+
+
+def _is_dtype(d):
+    return isinstance(d, _C.dtype) or type(d).__name__ == "_NotYetDType"
+
+
 def _to(self, *args, **kwargs):
+    """Tensor.to(dtype), to(device, dtype=None), to(other), each with non_blocking and copy."""
+    given = dict(kwargs)
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, _C.dtype):
-            dtype = a
-        elif isinstance(a, _Tensor):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, (str, _device_cls, int)):
-            device = a
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({type(a).__name__})")
-    return self._to(None if device is None else _normalize(device), dtype, copy)
+    rest = list(args)
+    if rest and _is_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], _Tensor):
+        other = rest.pop(0)
+        dtype, device = other.dtype, other.device
+    elif rest and isinstance(rest[0], (str, _device_cls, int)) and \
+            not isinstance(rest[0], builtins.bool):
+        device = rest.pop(0)
+        if rest and _is_dtype(rest[0]):
+            dtype = rest.pop(0)
+    flags = [a for a in rest[:2] if isinstance(a, builtins.bool)]
+    if len(flags) != len(rest) or (dtype is not None and not _is_dtype(dtype)):
+        raise invalid_combination("to", args, given, _TO_SIGNATURES)
+    if len(flags) == 2:
+        copy = flags[1]
+    return _convert(self, None if device is None else _normalize(device), dtype, copy)
+
+
+# PyTorch's signatures of the methods bound in C++, for the parser's TypeErrors on arguments of
+# the wrong type (pybind11's own "incompatible function arguments" is replaced by them).
+_METHOD_SIGNATURES = {
+    "transpose": ["(int dim0, int dim1)", "(name dim0, name dim1)"],
+    "narrow": ["(int dim, int start, int length)", "(int dim, Tensor start, int length)"],
+    "select": ["(name dim, int index)", "(int dim, int index)"],
+    "unsqueeze": [("int", "dim")],
+    "squeeze": ["()", "(int dim)", "(tuple of ints dim)", "(name dim)"],
+    "flatten": ["(int start_dim, int end_dim)", "(int start_dim, int end_dim, name out_dim)",
+                "(name start_dim, name end_dim, name out_dim)",
+                "(tuple of names dims, name out_dim)"],
+    "chunk": [("int", "chunks"), ("int", "dim")],
+    "split": ["(int split_size, int dim)", "(tuple of ints split_size, int dim)"],
+    "diagonal": ["(*, name outdim, name dim1, name dim2, int offset)",
+                 "(int offset, int dim1, int dim2)"],
+    "stride": ["(int dim)", "(name dim)", "()"],
+    "expand_as": [("Tensor", "other")],
+    "view_as": [("Tensor", "other")],
+    "reshape_as": [("Tensor", "other")],
+}
+
+
+def _matches(kind, value):
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, builtins.bool)
+    if kind == "bool":
+        return isinstance(value, builtins.bool)
+    if kind == "Tensor":
+        return isinstance(value, _Tensor)
+    return True
+
+
+def _parse_error(name, signatures, args, kwargs):
+    """The TypeError PyTorch's parser raises for `name`(*args, **kwargs): for one signature (a
+    list of (type, name)) the first argument of the wrong type, else an invalid combination."""
+    if signatures and isinstance(signatures[0], tuple):
+        params = signatures
+        for pos, (value, (kind, pname)) in enumerate(zip(args, params), 1):
+            if value is not None and not _matches(kind, value):
+                return TypeError(f"{name}(): argument '{pname}' (position {pos}) must be {kind}, "
+                                 f"not {type_name(value)}")
+        for key, value in kwargs.items():
+            kinds = dict((p, k) for k, p in params)
+            if key in kinds and value is not None and not _matches(kinds[key], value):
+                return TypeError(f"{name}(): argument '{key}' must be {kinds[key]}, not "
+                                 f"{type_name(value)}")
+        signatures = ["(" + ", ".join(f"{k} {p}" for k, p in params) + ")"]
+    return invalid_combination(name, args, kwargs, signatures)
+
+
+def _parsed(name, method):
+    signatures = _METHOD_SIGNATURES[name]
+
+    def call(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except TypeError as e:
+            if "incompatible function arguments" not in str(e):
+                raise
+            raise _parse_error(name, signatures, args, kwargs) from None
+    call.__name__ = name
+    call.__doc__ = method.__doc__
+    return call
 
 
 def _cuda(self, device=None, non_blocking=False):
-    return self._to("cuda" if device is None else _normalize(device), None)
+    return _convert(self, "cuda" if device is None else _normalize(device), None)
+
+
+_SUM_SIGNATURES = ["(*, torch.dtype dtype)",
+                   "(tuple of ints dim, bool keepdim, *, torch.dtype dtype)",
+                   "(tuple of names dim, bool keepdim, *, torch.dtype dtype)"]
+
+
+def _dims_arg(name, dim, keepdim, dtype, signatures):
+    ok = isinstance(dim, int) and not isinstance(dim, builtins.bool) or \
+        isinstance(dim, (tuple, list)) and all(isinstance(d, int) for d in dim)
+    if not ok or not isinstance(keepdim, builtins.bool) or \
+            (dtype is not None and not _is_dtype(dtype)):
+        args = (dim,) if keepdim is False else (dim, keepdim)
+        kwargs = {} if dtype is None else {"dtype": dtype}
+        raise invalid_combination(name, args, kwargs, signatures)
 
 
 def _sum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None or keepdim is not False or dtype is not None:
+        _dims_arg("sum", 0 if dim is None else dim, keepdim, dtype, _SUM_SIGNATURES)
     t = self if dtype is None else self.to(dtype)
     if dim is None:
         return _C.sum(t)
@@ -147,11 +261,19 @@ def _iter(self):
 def _scalar_convert(kind):
     def convert(self):
         if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to "
-                               "Scalar" if kind is not builtins.bool else
-                               "Boolean value of Tensor with more than one value is ambiguous")
+            if kind is builtins.bool:
+                raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return kind(self.item())
     return convert
+
+
+def _checked(fn, name, value, op):
+    """op, once `value` (a method's first argument) is checked to be a Tensor."""
+    if not isinstance(value, _Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return op
 
 
 def stack(tensors, dim=0):
@@ -161,6 +283,41 @@ def stack(tensors, dim=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     return _C.cat([t.unsqueeze(dim) for t in tensors], dim)
+
+
+# The Python object of each leaf that requires grad, by its engine tensor, so that
+# `grad_fn.next_functions[i][0].variable is a` holds as in PyTorch (the engine's AccumulateGrad
+# holds the tensor, not the Python object). Weak: a leaf's entry goes with its object.
+_leaves = weakref.WeakValueDictionary()
+
+
+def _remember_leaf(t):
+    if t.requires_grad and t.is_leaf:
+        _leaves[t._impl_id] = t
+
+
+def _install_leaf_registry(T):
+    engine_requires_grad_ = T.requires_grad_
+    prop = T.requires_grad
+
+    def requires_grad_(self, requires_grad=True):
+        engine_requires_grad_(self, requires_grad)
+        _remember_leaf(self)
+        return self
+
+    def set_requires_grad(self, value):
+        prop.fset(self, value)
+        _remember_leaf(self)
+
+    T.requires_grad_ = requires_grad_
+    T.requires_grad = property(prop.fget, set_requires_grad)
+    variable = _C.Node.variable
+
+    def node_variable(node):
+        t = variable.fget(node)
+        return _leaves.get(t._impl_id, t)
+
+    _C.Node.variable = property(node_variable)
 
 
 def function_form(name):
@@ -180,14 +337,15 @@ def install(T):
     T.device = property(lambda self: _device_cls(self._device_name))
     T.to = _to
     T.cuda = _cuda
-    T.cpu = lambda self: self._to("cpu", None)
-    T.float = lambda self: self._to(None, _C.dtype.float32)
-    T.half = lambda self: self._to(None, _C.dtype.float16)
-    T.bfloat16 = lambda self: self._to(None, _C.dtype.bfloat16)
-    T.double = lambda self: self._to(None, _C.dtype.float64)
-    T.long = lambda self: self._to(None, _C.dtype.int64)
-    T.bool = lambda self: self._to(None, _C.dtype.bool)
-    T.type_as = lambda self, other: self._to(None, other.dtype)
+    T.cpu = lambda self: _convert(self, "cpu", None)
+    T.float = lambda self: _convert(self, None, _C.dtype.float32)
+    T.half = lambda self: _convert(self, None, _C.dtype.float16)
+    T.bfloat16 = lambda self: _convert(self, None, _C.dtype.bfloat16)
+    T.double = lambda self: _convert(self, None, _C.dtype.float64)
+    T.long = lambda self: _convert(self, None, _C.dtype.int64)
+    T.bool = lambda self: _convert(self, None, _C.dtype.bool)
+    T.type_as = lambda self, other: _convert(self, None, other.dtype)
+    T.contiguous = lambda self, memory_format=None: _same_or(self, _C.contiguous(self))
     T.is_floating_point = lambda self: self.dtype.is_floating_point
     T.untyped_storage = lambda self: _UntypedStorage(self)
     T.sum = _sum
@@ -203,9 +361,9 @@ def install(T):
                                         "converted to an index"))
     T.__matmul__ = lambda self, other: _C.matmul(self, other) if isinstance(other, _Tensor) \
         else NotImplemented
-    T.matmul = lambda self, other: _C.matmul(self, other)
-    T.mm = lambda self, other: _C.mm(self, other)
-    T.bmm = lambda self, other: _C.bmm(self, other)
+    T.matmul = lambda self, other: _checked("matmul", "other", other, _C.matmul)(self, other)
+    T.mm = lambda self, mat2: _checked("mm", "mat2", mat2, _C.mm)(self, mat2)
+    T.bmm = lambda self, mat2: _checked("bmm", "mat2", mat2, _C.bmm)(self, mat2)
     T.__add__, T.__radd__ = _binary("add", "add_scalar")
     T.__sub__, T.__rsub__ = _binary("sub", "sub_scalar", "rsub_scalar")
     T.__mul__, T.__rmul__ = _binary("mul", "mul_scalar")
@@ -227,3 +385,13 @@ def install(T):
         setattr(T, f"__{name}__", getattr(T, name))
     T.nonzero = lambda self: _C.nonzero(self)
     T.__hash__ = object.__hash__  # after __eq__: PyTorch keeps id-based hashing
+    T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
+        _torch_function("allclose")(self, other, rtol, atol, equal_nan)
+    _install_leaf_registry(T)
+    for name in _METHOD_SIGNATURES:
+        setattr(T, name, _parsed(name, getattr(T, name)))
+
+
+def _torch_function(name):
+    import matmulviz.torch
+    return getattr(matmulviz.torch, name)
