@@ -134,11 +134,10 @@ std::vector<int64_t> nonzeroPositions(const Tensor& t) {
 struct MaskIndex {
   Tensor nonzero;              ///< [n, k] int64 on the mask's device
   std::vector<Tensor> copies;  ///< column j of `nonzero` on self's device (a host mask only)
-  Shape sizes;                 ///< the mask's sizes
 };
 
 MaskIndex expandMask(const Tensor& mask, const Tensor& self) {
-  MaskIndex m{nonzero(mask), {}, mask.sizes()};
+  MaskIndex m{nonzero(mask), {}};
   if (mask.deviceKind() == DeviceKind::Host && self.deviceKind() != DeviceKind::Host)
     for (int64_t j = 0; j < mask.dim(); ++j)
       m.copies.push_back(toDevice(select(m.nonzero, 1, j), self.storage().devicePtr(),
