@@ -1,4 +1,4 @@
-// at::eq, ne, lt, le, gt, ge: see compare.h.
+// at::eq, ne, lt, le, gt, ge and the bitwise ops of masks: see compare.h.
 #include "core/ops/compare.h"
 
 #include "core/autograd/grad_mode.h"
@@ -121,7 +121,103 @@ void fill(const Tensor& out, const Tensor& a, const Tensor& b, DType common, Com
                      });
 }
 
+const char* bitwiseName(BitwiseOp op) {
+  return op == BitwiseOp::And ? "bitwise_and" : op == BitwiseOp::Or ? "bitwise_or" : "bitwise_xor";
+}
+
+/// PyTorch's dispatch error for a floating operand: "bitwise_and_cpu" not implemented for 'Float'.
+void requireIntegral(DType common, const std::string& name, const Tensor& placed) {
+  if (isFloating(common)) {
+    const char* type = common == DType::Float32   ? "Float"
+                       : common == DType::Float64 ? "Double"
+                       : common == DType::Float16 ? "Half"
+                                                  : "BFloat16";
+    throw std::invalid_argument("\"" + name + (placed.device() ? "_cuda" : "_cpu") +
+                                "\" not implemented for '" + type + "'");
+  }
+}
+
+int64_t loadInt(const void* p, DType t, int64_t i) {
+  return t == DType::Bool ? static_cast<const uint8_t*>(p)[i] != 0
+                          : static_cast<const int64_t*>(p)[i];
+}
+
+int64_t applyBitwise(BitwiseOp op, int64_t x, int64_t y) {
+  return op == BitwiseOp::And ? (x & y) : op == BitwiseOp::Or ? (x | y) : (x ^ y);
+}
+
+void storeInt(void* p, DType t, int64_t i, int64_t v) {
+  if (t == DType::Bool)
+    static_cast<uint8_t*>(p)[i] = v != 0;
+  else
+    static_cast<int64_t*>(p)[i] = v;
+}
+
 }  // namespace
+
+Tensor bitwiseNot(const Tensor& t) {
+  requireIntegral(t.dtype(), "bitwise_not", t);
+  if (ComputeBackend* be = t.compute())
+    throw std::invalid_argument("bitwise_not: not supported on a device with its own memory yet (" +
+                                be->name() + "); run it on the cpu device");
+  OpScope scope(t.device(), "bitwise_not");
+  Tensor out = empty(t.sizes(), t.dtype(), t.storage().devicePtr(), "bitwise_not output");
+  if (out.hasData() && t.hasData() && out.numel() > 0) {
+    void* po = out.dataPtr();
+    const void* pt = t.dataPtr();
+    const DType d = t.dtype();
+    int64_t k = 0;
+    detail::forEachRun(t.sizes(), t.strides(), t.strides(),
+                       [&](int64_t o, int64_t, int64_t n, int64_t s, int64_t) {
+                         for (int64_t i = 0; i < n; ++i, ++k) {
+                           const int64_t v = loadInt(pt, d, o + i * s);
+                           storeInt(po, d, k, d == DType::Bool ? !v : ~v);
+                         }
+                       });
+  }
+  return out;
+}
+
+Tensor bitwise(BitwiseOp op, const Tensor& a, const Tensor& b) {
+  const std::string name = bitwiseName(op);
+  if (a.device() != b.device() && !isHostScalar(a) && !isHostScalar(b))
+    throw std::invalid_argument(name + ": expected both operands to be on the same device");
+  const Tensor& placed = isHostScalar(a) ? b : a;
+  const DType common = compareDType(a, b);
+  requireIntegral(common, name, placed);
+  for (const Tensor* t : {&a, &b})
+    if (ComputeBackend* be = t->compute())
+      throw std::invalid_argument(name + ": not supported on a device with its own memory yet (" +
+                                  be->name() + "); run it on the cpu device");
+  const Shape sizes = broadcastShapes(a.sizes(), b.sizes());
+  OpScope scope(placed.device(), name);
+  Tensor out = empty(sizes, common, placed.storage().devicePtr(), name + " output");
+  if (out.hasData() && a.hasData() && b.hasData() && out.numel() > 0) {
+    NoGradGuard noGrad;
+    const Tensor ea = expand(a, sizes), eb = expand(b, sizes);
+    void* po = out.dataPtr();
+    const void* pa = ea.dataPtr();
+    const void* pb = eb.dataPtr();
+    int64_t k = 0;
+    detail::forEachRun(sizes, ea.strides(), eb.strides(),
+                       [&](int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+                         for (int64_t i = 0; i < n; ++i, ++k)
+                           storeInt(po, common, k,
+                                    applyBitwise(op, loadInt(pa, a.dtype(), oa + i * sa),
+                                                 loadInt(pb, b.dtype(), ob + i * sb)));
+                       });
+  }
+  return out;
+}
+
+Tensor bitwise(BitwiseOp op, const Tensor& a, int64_t value, ScalarKind kind) {
+  if (kind == ScalarKind::Float)  // always a floating common dtype: PyTorch's dispatch error
+    requireIntegral(compareDType(a, kind), bitwiseName(op), a);
+  const DType type = kind == ScalarKind::Bool ? DType::Bool : DType::Int64;
+  const Tensor scalar = empty({}, type, nullptr, "scalar");
+  storeInt(scalar.dataPtr(), type, 0, value);
+  return bitwise(op, a, scalar);  // for integral types a 0-dim host tensor promotes as a number
+}
 
 std::string_view compareOpName(CompareOp op) {
   switch (op) {

@@ -54,6 +54,21 @@ inline Tensor ge(const Tensor& a, const Tensor& b) {
   return compare(CompareOp::Ge, a, b);
 }
 
+// ---- bitwise ops, for masks: ~m, m1 & m2, m1 | m2, m1 ^ m2 (at::bitwise_not/and/or/xor) ----
+// bool and int64 only (logical on bool), the result in the common dtype (bool with bool is bool,
+// with int64 int64), broadcasting as the comparisons, outside the graph, the output the only
+// allocation. A floating operand throws std::invalid_argument with PyTorch's text
+// ("\"bitwise_and_cpu\" not implemented for 'Float'", _cuda on a device).
+
+enum class BitwiseOp { And, Or, Xor };
+
+/// ~t: logical not of a bool tensor, ~x of an int64 one.
+Tensor bitwiseNot(const Tensor& t);
+/// a <op> b.
+Tensor bitwise(BitwiseOp op, const Tensor& a, const Tensor& b);
+/// a <op> value, `value` a Python bool or int (a Python float: PyTorch's 'Float' error).
+Tensor bitwise(BitwiseOp op, const Tensor& a, int64_t value, ScalarKind kind);
+
 /// The dtype two tensors are compared in (at::result_type of two tensors).
 DType compareDType(const Tensor& a, const Tensor& b);
 /// The dtype a tensor and a Python number of kind `kind` are compared in.

@@ -238,6 +238,47 @@ class TestCompareOps : public QObject {
                          "non-singleton dimension 1"));
   }
 
+  // ~m, m1 & m2, m1 | m2, m1 ^ m2: logical on bool, bitwise on int64, in the common dtype.
+  void bitwiseOps() {
+    const Tensor a = fromDoubles({4}, {1, 1, 0, 0}, DType::Bool);
+    const Tensor b = fromDoubles({2, 1}, {1, 0}, DType::Bool);
+    QCOMPARE(bitwiseNot(a).toDoubles(), (std::vector<double>{0, 0, 1, 1}));
+    QCOMPARE(bitwiseNot(a).dtype(), DType::Bool);
+    const Tensor both = bitwise(BitwiseOp::And, a, b);
+    QCOMPARE(both.sizes(), (Shape{2, 4}));
+    QCOMPARE(both.dtype(), DType::Bool);
+    QCOMPARE(both.toDoubles(), (std::vector<double>{1, 1, 0, 0, 0, 0, 0, 0}));
+    QCOMPARE(bitwise(BitwiseOp::Or, a, b).toDoubles(),
+             (std::vector<double>{1, 1, 1, 1, 1, 1, 0, 0}));
+    QCOMPARE(bitwise(BitwiseOp::Xor, a, b).toDoubles(),
+             (std::vector<double>{0, 0, 1, 1, 1, 1, 0, 0}));
+    QCOMPARE(bitwise(BitwiseOp::Or, a, 0, ScalarKind::Bool).dtype(), DType::Bool);
+    const Tensor l = fromDoubles({2}, {5, 3}, DType::Int64);
+    QCOMPARE(bitwiseNot(l).toDoubles(), (std::vector<double>{-6, -4}));
+    QCOMPARE(bitwise(BitwiseOp::And, l, 6, ScalarKind::Int).toDoubles(),
+             (std::vector<double>{4, 2}));
+    const Tensor mixed = bitwise(BitwiseOp::Or, fromDoubles({2}, {1, 0}, DType::Bool), l);
+    QCOMPARE(mixed.dtype(), DType::Int64);
+    QCOMPARE(mixed.toDoubles(), (std::vector<double>{5, 3}));
+    const Tensor f = fromDoubles({2}, {1, 0}, DType::Float32);
+    QCOMPARE(errorOf<std::invalid_argument>([&] { bitwiseNot(f); }),
+             std::string("\"bitwise_not_cpu\" not implemented for 'Float'"));
+    QCOMPARE(
+        errorOf<std::invalid_argument>([&] { bitwise(BitwiseOp::And, a, 1, ScalarKind::Float); }),
+        std::string("\"bitwise_and_cpu\" not implemented for 'Float'"));
+    const DevicePtr cpu = makeDevice(DeviceKind::Cpu, {});
+    {
+      const Tensor da = tensorOn({4}, {1, 1, 0, 0}, DType::Bool, cpu, "a");
+      const size_t from = cpu->allocator().events().size();
+      const Tensor out = bitwise(BitwiseOp::Xor, da, true, ScalarKind::Bool);
+      QCOMPARE(out.toDoubles(), (std::vector<double>{0, 0, 1, 1}));
+      QCOMPARE(allocEvents(cpu, from), std::vector<std::string>{"+bitwise_xor output"});
+      QCOMPARE(errorOf<std::invalid_argument>(
+                   [&] { bitwiseNot(tensorOn({1}, {1}, DType::Float64, cpu, "f")); }),
+               std::string("\"bitwise_not_cuda\" not implemented for 'Double'"));
+    }
+  }
+
   // mask.sum() counts the true elements: an int64 result (at::sum of an integral tensor).
   void sumOfBoolAndInt64IsInt64() {
     const Tensor m = transpose(fromDoubles({2, 3}, {1, 0, 1, 1, 1, 0}, DType::Bool), 0, 1);

@@ -404,7 +404,8 @@ def numel(input):
 for _name in ("add", "sub", "mul", "div", "neg", "cos", "sin", "exp", "relu", "softmax",
               "topk", "transpose", "permute", "reshape", "flatten", "unsqueeze", "squeeze",
               "narrow", "select", "split", "chunk", "clone", "t", "diagonal", "detach",
-              "eq", "ne", "lt", "le", "gt", "ge", "nonzero"):
+              "eq", "ne", "lt", "le", "gt", "ge", "nonzero", "bitwise_not", "bitwise_and",
+              "bitwise_or", "bitwise_xor"):
     globals()[_name] = _tensor.function_form(_name)
 
 __all__ = [name for name in globals() if not name.startswith("_")]

@@ -52,6 +52,17 @@ def _compare(name):
     return compare
 
 
+def _bitwise(name):
+    """Tensor.bitwise_and/or/xor and & | ^: a tensor or a number on the right (a float raises
+    PyTorch's "not implemented for 'Float'")."""
+    def op(self, other):
+        if isinstance(other, (_Tensor, int, float)):
+            return getattr(_C, name)(self, other)
+        return NotImplemented
+    op.__name__ = name
+    return op
+
+
 def _same_or(self, result):
     """`self` itself when an op gave back the same tensor (PyTorch returns the very object:
     `x.to(x.dtype) is x`), else the result."""
@@ -384,6 +395,12 @@ def install(T):
         setattr(T, name, _compare(name))
         setattr(T, f"__{name}__", getattr(T, name))
     T.nonzero = lambda self: _C.nonzero(self)
+    T.bitwise_not = T.__invert__ = lambda self: _C.bitwise_not(self)
+    for name, symbol in (("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor", "xor")):
+        method = _bitwise(name)
+        setattr(T, name, method)
+        setattr(T, f"__{symbol}__", method)
+        setattr(T, f"__r{symbol}__", method)  # & | ^ commute
     T.__hash__ = object.__hash__  # after __eq__: PyTorch keeps id-based hashing
     T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
         _torch_function("allclose")(self, other, rtol, atol, equal_nan)
