@@ -88,7 +88,8 @@ Tensor add(const Tensor& a, const Tensor& b);
 void addInPlace(const Tensor& a, const Tensor& b);
 /// Sum of all elements (0-dim result); int64 for an int64 or bool tensor (exact), as PyTorch.
 Tensor sum(const Tensor& t);
-/// Sums `t` down to `sizes` over broadcast dims (at::sum_to).
+/// Sums `t` down to `sizes` over broadcast dims (at::sum_to); an int64 or bool `t` into a new
+/// int64 tensor (also when the sizes are t's).
 Tensor sumTo(const Tensor& t, const Shape& sizes);
 
 // ---- matrix products (aten/src/ATen/native/LinearAlgebra.cpp) ----
@@ -128,7 +129,8 @@ namespace matmulviz {
 Tensor mul(const Tensor& a, const Tensor& b);
 /// t.sum(dims, keepdim): sums over `dims` (negative allowed, each once); a new tensor, also when
 /// every summed dim has size 1. Accumulates in float64, rounds once (float16/bfloat16 as
-/// PyTorch, which accumulates in float32). Backward (SumBackward1) expands the gradient.
+/// PyTorch, which accumulates in float32); an int64 or bool tensor sums exactly into int64.
+/// Backward (SumBackward1) expands the gradient.
 /// Throws std::out_of_range for a bad dim, std::invalid_argument for a repeated one.
 Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim);
 /// t.diagonal(0, dim1, dim2): a view that drops dim1 and dim2 and appends their diagonal

@@ -292,6 +292,18 @@ class TestCompareOps : public QObject {
     QCOMPARE(*sum(big).data<int64_t>(), (int64_t{1} << 53) + 1);  // exact, not through double
     const DevicePtr meta = makeDevice(DeviceKind::Meta, {});
     QCOMPARE(sum(empty({3}, DType::Bool, meta, "m")).dtype(), DType::Int64);
+    // Per dim: m is [[1,1],[0,1],[1,0]] (the transpose), rows sum to [2,1,1], columns to [2,2].
+    const Tensor rows = sumDims(m, {1}, false);
+    QCOMPARE(rows.dtype(), DType::Int64);
+    QCOMPARE(rows.toDoubles(), (std::vector<double>{2, 1, 1}));
+    QCOMPARE(sumDims(m, {0}, true).sizes(), (Shape{1, 2}));
+    QCOMPARE(sumDims(m, {0}, true).toDoubles(), (std::vector<double>{2, 2}));
+    // Summing a size-1 dim reduces nothing: still a new int64 tensor.
+    const Tensor col = fromDoubles({3, 1}, {1, 0, 1}, DType::Bool);
+    const Tensor same = sumDims(col, {1}, true);
+    QCOMPARE(same.dtype(), DType::Int64);
+    QCOMPARE(same.sizes(), (Shape{3, 1}));
+    QCOMPARE(same.toDoubles(), (std::vector<double>{1, 0, 1}));
   }
 
   void nonzeroLikePyTorch() {
