@@ -62,7 +62,7 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
   if (given("--batch")) w.batch = parsePositiveInt(o.batch, "--batch", 1, kMaxSize);
   if (given("--dtype")) {
     w.dtype = forArgument("--dtype", [&] { return parseDType(o.dtype); });
-    if (w.dtype == DType::Float64 || w.dtype == DType::Int64)
+    if (w.dtype == DType::Float64 || !isFloating(w.dtype))
       throw std::invalid_argument("--dtype: '" + o.dtype +
                                   "' is not allowed (allowed: float32, float16, bfloat16)");
   }

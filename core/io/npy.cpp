@@ -23,7 +23,8 @@ constexpr char kMagic[] = "\x93NUMPY";  // then major, minor, header length (for
 constexpr std::pair<const char*, DType> kDescrs[] = {{"<f4", DType::Float32},
                                                      {"<f2", DType::Float16},
                                                      {"<f8", DType::Float64},
-                                                     {"<i8", DType::Int64}};
+                                                     {"<i8", DType::Int64},
+                                                     {"|b1", DType::Bool}};
 using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
@@ -127,7 +128,7 @@ DType dtypeOf(const std::string& descr, const std::string& path) {
   fail(path,
        "unsupported dtype '" + descr +
            "': supported are '<f4' (float32), '<f2' (float16), '<f8' (float64), '<i8' "
-           "(int64)" +
+           "(int64), '|b1' (bool)" +
            (descr.ends_with("V2") ? "; bfloat16 has no NumPy dtype: save it as float32" : ""));
 }
 

@@ -21,8 +21,9 @@ class NpyError : public std::runtime_error {
 };
 
 /// Reads a .npy file into a new contiguous host tensor (row-major, labelled with the file name).
-/// Accepted descr: '<f4' float32, '<f2' float16, '<f8' float64, '<i8' int64 ('=' and '|' byte
-/// orders are not accepted; NumPy writes '<' on every little-endian machine). '<V2' (how
+/// Accepted descr: '<f4' float32, '<f2' float16, '<f8' float64, '<i8' int64, '|b1' bool (for
+/// the multi-byte types, '=' and '|' byte orders are not accepted; NumPy writes '<' on every
+/// little-endian machine; a bool byte other than 0 reads as true). '<V2' (how
 /// ml_dtypes' bfloat16 saves) is rejected: NumPy has no bfloat16. 0-d arrays ('shape': ()) and
 /// empty dimensions are fine.
 /// Throws NpyError naming the file when: it cannot be opened; the magic is not "\x93NUMPY";

@@ -148,7 +148,7 @@ Tensor toDType(const Tensor& t, DType dtype) {
   OpScope op(t.device(), "to");
   Tensor out = empty(t.sizes(), dtype, t.storage().devicePtr(), t.label());
   copyInto(out, t);
-  if (anyRequiresGrad({&t})) {
+  if (isFloating(dtype) && anyRequiresGrad({&t})) {  // an int64/bool result has no grad_fn
     auto node = std::make_shared<ToCopyBackward>(t.storage().devicePtr(), t.dtype());
     node->nextEdges = {gradientEdge(t)};
     setHistory(out, node);

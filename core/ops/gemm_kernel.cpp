@@ -103,9 +103,11 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
       return;
     }
     case DType::Int64:
+    case DType::Bool:
       break;
   }
-  throw std::invalid_argument("matmul needs floating point tensors, got int64");
+  throw std::invalid_argument("matmul needs floating point tensors, got " +
+                              std::string(dtypeName(a.dtype())));
 }
 
 }  // namespace matmulviz::detail

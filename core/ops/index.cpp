@@ -1,4 +1,5 @@
-// Advanced indexing along dim 0 (t[q]) and its backward (index_put_ with accumulate=True).
+// Advanced indexing along dim 0 (t[q]) and its backward (index_put_ with accumulate=True);
+// nonzero, and boolean-mask indexing (t[mask]) through it as at::index expands a mask.
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
@@ -6,6 +7,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace matmulviz {
 
@@ -111,7 +113,274 @@ class IndexBackward final : public Node {
   Tensor indices_;  // host index: saved by autograd, costs no device memory
 };
 
+/// The flat (row-major) positions of t's non-zero elements (NaN counts as non-zero), read on the
+/// host.
+std::vector<int64_t> nonzeroPositions(const Tensor& t) {
+  const Tensor host = hostReadable(t, "nonzero input on the host");
+  std::vector<int64_t> positions;
+  const void* p = host.dataPtr();
+  int64_t k = 0;
+  detail::forEachRun(host.sizes(), host.strides(), host.strides(),
+                     [&](int64_t o, int64_t, int64_t n, int64_t s, int64_t) {
+                       for (int64_t i = 0; i < n; ++i, ++k)
+                         if (loadAsDouble(p, host.dtype(), o + i * s) != 0) positions.push_back(k);
+                     });
+  return positions;
+}
+
+/// A bool mask as at::index takes it (aten/src/ATen/native/IndexingUtils.h expandTensors, then
+/// make_info): nonzero(mask) gives one int64 index per mask dim, and a host mask's indices are
+/// copied to self's device. Every tensor here lives only as long as the op that made it.
+struct MaskIndex {
+  Tensor nonzero;              ///< [n, k] int64 on the mask's device
+  std::vector<Tensor> copies;  ///< column j of `nonzero` on self's device (a host mask only)
+};
+
+MaskIndex expandMask(const Tensor& mask, const Tensor& self) {
+  MaskIndex m{nonzero(mask), {}};
+  if (mask.deviceKind() == DeviceKind::Host && self.deviceKind() != DeviceKind::Host)
+    for (int64_t j = 0; j < mask.dim(); ++j)
+      m.copies.push_back(toDevice(select(m.nonzero, 1, j), self.storage().devicePtr(),
+                                  "mask index copied to the device"));
+  return m;
+}
+
+/// The mask's single index (k == 1) on self's device, contiguous, for a ComputeBackend.
+Tensor rowIndexOnDevice(const MaskIndex& m) {
+  const Tensor idx = m.copies.empty() ? select(m.nonzero, 1, 0) : m.copies[0];
+  return idx.isContiguous() ? idx : clone(idx);
+}
+
+/// Storage offsets (in elements) of the sub-tensors t[i_0, ..., i_{k-1}] the mask selects, in
+/// order (t's first k dims are the mask's).
+std::vector<int64_t> maskedOffsets(const MaskIndex& m, const Tensor& t) {
+  const Tensor nz = contiguous(hostReadable(m.nonzero, "nonzero on the host"));
+  const int64_t n = nz.size(0), k = nz.size(1);
+  const auto* p = nz.data<int64_t>();
+  std::vector<int64_t> offsets(static_cast<size_t>(n), t.storageOffset());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < k; ++j) offsets[i] += p[i * k + j] * t.stride(j);
+  return offsets;
+}
+
+/// t's sizes and strides from dim k on: the shape of one selected sub-tensor.
+std::pair<Shape, Shape> trailing(const Tensor& t, int64_t k) {
+  return {Shape(t.sizes().begin() + k, t.sizes().end()),
+          Shape(t.strides().begin() + k, t.strides().end())};
+}
+
+/// The mask's dtype, dims, shape and device against t's (the checks that need no values).
+void checkMaskShape(const Tensor& t, const Tensor& mask) {
+  if (mask.dtype() != DType::Bool)
+    throw std::invalid_argument("index: a mask must be a bool tensor, got " +
+                                std::string(dtypeName(mask.dtype())));
+  if (mask.dim() == 0)
+    throw std::invalid_argument("index: a 0-dim mask is not supported (use a 1-dim one)");
+  if (mask.dim() > t.dim())
+    throw std::out_of_range("too many indices for tensor of dimension " + std::to_string(t.dim()));
+  for (int64_t j = 0; j < mask.dim(); ++j)
+    if (mask.size(j) != t.size(j))
+      throw std::out_of_range("The shape of the mask " + mask.shapeString() + " at index " +
+                              std::to_string(j) +
+                              " does not match the shape of the indexed tensor " + t.shapeString() +
+                              " at index " + std::to_string(j));
+  if (mask.deviceKind() != DeviceKind::Host && mask.device() != t.device())
+    throw std::out_of_range(
+        "indices should be either on cpu or on the same device as the indexed tensor");
+}
+
+void checkMask(const Tensor& t, const Tensor& mask) {
+  checkMaskShape(t, mask);
+  if (!mask.hasData() || !t.hasData())
+    throw std::invalid_argument(
+        "index: boolean-mask indexing needs the mask's values (the result's size is the number "
+        "of true elements), and a tensor without data (the meta device) has none");
+  if (t.compute() && mask.dim() > 1)
+    throw std::invalid_argument(
+        "index: a mask of more than one dim is not supported on a device "
+        "with its own memory yet (" +
+        t.compute()->name() + "); index with a 1-dim mask");
+}
+
+/// IndexBackward0 of t[mask]: PyTorch saves the mask itself (the index list passed to
+/// at::index) and expands it again in index_put_.
+class MaskIndexBackward final : public Node {
+ public:
+  MaskIndexBackward(Shape selfSizes, Tensor mask)
+      : selfSizes_(std::move(selfSizes)), mask_(std::move(mask)) {}
+  std::string name() const override { return "IndexBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    OpScope op(g[0].device(), "index_put_");
+    Tensor gi = zeros(selfSizes_, g[0].dtype(), g[0].storage().devicePtr(),
+                      "grad of indexed input (index_put_)");
+    if (!gi.hasData() || g[0].numel() == 0) return {gi};
+    const MaskIndex m = expandMask(mask_, gi);
+    NoGradGuard noGrad;
+    if (ComputeBackend* be = gi.compute()) {
+      be->indexAddRows(gi, rowIndexOnDevice(m), contiguous(g[0]));
+      return {gi};
+    }
+    const auto [sizes, strides] = trailing(gi, mask_.dim());
+    const std::vector<int64_t> offsets = maskedOffsets(m, gi);
+    for (size_t i = 0; i < offsets.size(); ++i)
+      addInPlace(makeView(gi, sizes, strides, offsets[i]),
+                 select(g[0], 0, static_cast<int64_t>(i)));
+    return {gi};
+  }
+  void releaseSaved() override { mask_ = Tensor(); }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"indices", mask_}};
+  }
+
+ private:
+  Shape selfSizes_;
+  Tensor mask_;
+};
+
 }  // namespace
+
+Tensor nonzero(const Tensor& t) {
+  if (!t.hasData())
+    throw std::invalid_argument(
+        "nonzero: the result's size depends on the tensor's values, and a tensor without data "
+        "(the meta device) has none");
+  const std::vector<int64_t> positions = nonzeroPositions(t);
+  const auto n = static_cast<int64_t>(positions.size());
+  const int64_t k = t.dim();
+  OpScope op(t.device(), "nonzero");
+  Tensor out = empty({n, k}, DType::Int64, t.storage().devicePtr(), "nonzero output");
+  // Computed on the host; a device with its own memory gets the values in one transfer.
+  const Tensor values = out.compute() ? empty({n, k}, DType::Int64, nullptr, "nonzero") : out;
+  auto* p = values.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = positions[i];
+    for (int64_t j = k - 1; j >= 0; --j) {
+      p[i * k + j] = rest % t.size(j);
+      rest /= t.size(j);
+    }
+  }
+  if (values.impl() != out.impl()) copyInto(out, values);
+  return out;
+}
+
+Tensor indexWithMask(const Tensor& t, const Tensor& mask) {
+  checkMask(t, mask);
+  OpScope op(t.device(), "index");
+  Tensor out;
+  {
+    const MaskIndex m = expandMask(mask, t);  // freed at the end of this block, as in PyTorch
+    const int64_t n = m.nonzero.size(0);
+    const auto [sizes, strides] = trailing(t, mask.dim());
+    Shape outSizes{n};
+    outSizes.insert(outSizes.end(), sizes.begin(), sizes.end());
+    out = empty(outSizes, t.dtype(), t.storage().devicePtr(), "indexed copy");
+    if (out.numel() > 0) {
+      NoGradGuard noGrad;  // the gather itself builds no graph
+      if (ComputeBackend* be = out.compute()) {
+        be->indexRows(out, t, rowIndexOnDevice(m));
+      } else {
+        const int64_t inner = numelOf(sizes);
+        const std::vector<int64_t> offsets = maskedOffsets(m, t);
+        const Tensor rowOf = makeView(t, sizes, strides, 0);
+        const bool dense = rowOf.isContiguous();
+        const int64_t es = t.elementSize();
+        auto* dst = static_cast<char*>(out.dataPtr());
+        const auto* base = static_cast<const char*>(t.storage().data());
+        for (int64_t i = 0; i < n; ++i) {
+          if (dense)
+            std::memcpy(dst + i * inner * es, base + offsets[i] * es,
+                        static_cast<size_t>(inner * es));
+          else
+            copyInto(select(out, 0, i), makeView(t, sizes, strides, offsets[i]));
+        }
+      }
+    }
+  }
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<MaskIndexBackward>(t.sizes(), mask);
+    node->nextEdges = {gradientEdge(t)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
+namespace {
+
+/// PyTorch's ScalarType names, as index_put_'s dtype error spells them.
+std::string scalarTypeName(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Float64:
+      return "Double";
+    case DType::Int64:
+      return "Long";
+    case DType::Bool:
+      return "Bool";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values) {
+  checkMaskShape(t, mask);
+  if (t.compute())
+    throw std::invalid_argument(
+        "index_put_: assignment through a mask is not supported on a "
+        "device with its own memory yet (" +
+        t.compute()->name() + ")");
+  const auto [sizes, strides] = trailing(t, mask.dim());
+  NoGradGuard noGrad;
+  if (values.numel() == 1 && values.deviceKind() == DeviceKind::Host &&
+      mask.device() == t.device()) {
+    // at::_index_put_impl_ hands a mask on self's device and a one-element CPU value to
+    // masked_fill_ (canDispatchToMaskedFill): nothing is allocated.
+    if (!t.hasData()) return;
+    if (!mask.hasData())
+      throw std::invalid_argument("index_put_: the mask has no values (the meta device)");
+    OpScope op(t.device(), "masked_fill_");
+    const Tensor host = hostReadable(mask, "mask on the host");
+    const Tensor value = expand(makeView(values, {}, {}, values.storageOffset()), sizes);
+    const std::vector<int64_t> positions = nonzeroPositions(host);
+    for (int64_t p : positions) {
+      int64_t offset = t.storageOffset(), rest = p;
+      for (int64_t j = mask.dim() - 1; j >= 0; --j) {
+        offset += rest % mask.size(j) * t.stride(j);
+        rest /= mask.size(j);
+      }
+      copyInto(makeView(t, sizes, strides, offset), value);
+    }
+    return;
+  }
+  if (values.dtype() != t.dtype())
+    throw std::invalid_argument("Index put requires the source and destination dtypes match, got " +
+                                scalarTypeName(t.dtype()) + " for the destination and " +
+                                scalarTypeName(values.dtype()) + " for the source.");
+  checkMask(t, mask);
+  OpScope op(t.device(), "index_put_");
+  const MaskIndex m = expandMask(mask, t);
+  Shape target{m.nonzero.size(0)};
+  target.insert(target.end(), sizes.begin(), sizes.end());
+  bool broadcasts = values.dim() <= static_cast<int64_t>(target.size());
+  for (int64_t i = 1; broadcasts && i <= values.dim(); ++i) {
+    const int64_t v = values.size(-i), want = target[target.size() - static_cast<size_t>(i)];
+    broadcasts = v == want || v == 1;
+  }
+  if (!broadcasts)
+    throw std::invalid_argument("shape mismatch: value tensor of shape " + values.shapeString() +
+                                " cannot be broadcast to indexing result of shape " +
+                                shapeToString(target));
+  if (!values.hasData()) return;
+  const Tensor expanded = expand(values, target);
+  const std::vector<int64_t> offsets = maskedOffsets(m, t);
+  for (size_t i = 0; i < offsets.size(); ++i)
+    copyInto(makeView(t, sizes, strides, offsets[i]), select(expanded, 0, static_cast<int64_t>(i)));
+}
 
 Tensor index(const Tensor& t, const Tensor& indices) {
   if (indices.dtype() != DType::Int64)

@@ -98,6 +98,8 @@ std::string scalarTypeName(DType t) {
       return "BFloat16";
     case DType::Int64:
       return "Long";
+    case DType::Bool:
+      return "Bool";
     default:
       return std::string(dtypeName(t));
   }

@@ -45,7 +45,8 @@ Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& lab
 /// with its own memory: cudaMemcpy), labelled `label`. Builds no graph. For host-side checks
 /// and reports that read values (index bounds, the importance mask, errors against a reference).
 Tensor hostReadable(const Tensor& t, const std::string& label);
-/// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0).
+/// A copy converted to `dtype` on the same device. Differentiable (ToCopyBackward0) to a floating
+/// dtype; an int64 or bool result is outside the graph, as in PyTorch.
 Tensor toDType(const Tensor& t, DType dtype);
 
 /// Advanced indexing along dim 0: t[index], `index` an int64 tensor of any shape with >= 1 dim
@@ -55,14 +56,40 @@ Tensor toDType(const Tensor& t, DType dtype);
 /// Throws std::out_of_range naming the offending index ("index 2048 is out of bounds for
 /// dimension 0 with size 2048").
 Tensor index(const Tensor& t, const Tensor& indices);
+/// torch.nonzero(t): the indices of t's non-zero elements (NaN counts), int64 [n, t.dim()] in
+/// row-major order, on t's device (computed on the host, moved in one transfer to a device with
+/// its own memory). Throws std::invalid_argument for a tensor without data (meta): n depends on
+/// the values.
+Tensor nonzero(const Tensor& t);
+/// Boolean-mask indexing t[mask]: `mask` bool of t's leading shape (1 <= mask.dim() <= t.dim()),
+/// the result a copy [n, t.sizes[mask.dim():]...] of the sub-tensors where mask is true, in
+/// row-major order. As at::index: the mask is expanded with nonzero (an int64 [n, k] tensor on
+/// the mask's device, copied column by column to t's device for a host mask), which lives only
+/// during the op; then the output is allocated. IndexBackward0 saves the mask. Throws
+/// std::out_of_range with PyTorch's text for a mask whose shape does not match ("The shape of
+/// the mask [2] at index 0 does not match the shape of the indexed tensor [3, 4] at index 0"),
+/// std::invalid_argument for a mask that is not bool or 0-dim, or without data (meta: the
+/// result's size is data-dependent), and on a device with its own memory for a mask of more
+/// than one dim.
+Tensor indexWithMask(const Tensor& t, const Tensor& mask);
+/// t[mask] = values in place (index_put_ with a bool mask, accumulate=False; not
+/// differentiable). A one-element host `values` with the mask on t's device is PyTorch's
+/// masked_fill_ path: nothing is allocated (converted to t's dtype; nothing to do on meta). Another
+/// `values` must have t's dtype (PyTorch's "Index put requires the source and destination dtypes
+/// match, got Float for the destination and Double for the source.") and broadcast to [n,
+/// t.sizes[k:]...] ("shape mismatch: value tensor of shape [2] cannot be broadcast to indexing
+/// result of shape [3]"); the mask is then expanded with nonzero as in indexWithMask. Mask checks
+/// as indexWithMask's. Throws std::invalid_argument on a device with its own memory.
+void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);
 /// a += b in place (same shape, no autograd: used for gradient accumulation).
 void addInPlace(const Tensor& a, const Tensor& b);
-/// Sum of all elements (0-dim result).
+/// Sum of all elements (0-dim result); int64 for an int64 or bool tensor (exact), as PyTorch.
 Tensor sum(const Tensor& t);
-/// Sums `t` down to `sizes` over broadcast dims (at::sum_to).
+/// Sums `t` down to `sizes` over broadcast dims (at::sum_to); an int64 or bool `t` into a new
+/// int64 tensor (also when the sizes are t's).
 Tensor sumTo(const Tensor& t, const Shape& sizes);
 
 // ---- matrix products (aten/src/ATen/native/LinearAlgebra.cpp) ----
@@ -102,7 +129,8 @@ namespace matmulviz {
 Tensor mul(const Tensor& a, const Tensor& b);
 /// t.sum(dims, keepdim): sums over `dims` (negative allowed, each once); a new tensor, also when
 /// every summed dim has size 1. Accumulates in float64, rounds once (float16/bfloat16 as
-/// PyTorch, which accumulates in float32). Backward (SumBackward1) expands the gradient.
+/// PyTorch, which accumulates in float32); an int64 or bool tensor sums exactly into int64.
+/// Backward (SumBackward1) expands the gradient.
 /// Throws std::out_of_range for a bad dim, std::invalid_argument for a repeated one.
 Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim);
 /// t.diagonal(0, dim1, dim2): a view that drops dim1 and dim2 and appends their diagonal

@@ -4,6 +4,7 @@
 #include "core/ops/strided_loop.h"
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace matmulviz {
@@ -20,14 +21,35 @@ class SumBackward final : public Node {
   Shape sizes_;
 };
 
+/// out (int64, zeroed) += the elements of an int64 or bool `t`, each at out's offset given by
+/// `outStrides` (t.dim() entries, 0 on summed dims): at::sum of an integral tensor, exact.
+void sumIntegralInto(const Tensor& out, const Shape& outStrides, const Tensor& t) {
+  if (t.compute())
+    throw std::invalid_argument("sum: " + std::string(dtypeName(t.dtype())) +
+                                " is not supported on a device with its own memory yet (" +
+                                t.compute()->name() + ")");
+  if (!t.hasData()) return;
+  auto* po = out.data<int64_t>();
+  const void* pt = t.dataPtr();
+  const bool isBool = t.dtype() == DType::Bool;
+  detail::forEachRun(t.sizes(), outStrides, t.strides(),
+                     [&](int64_t oo, int64_t ot, int64_t n, int64_t so, int64_t st) {
+                       for (int64_t i = 0; i < n; ++i)
+                         po[oo + i * so] += isBool
+                                                ? static_cast<const uint8_t*>(pt)[ot + i * st] != 0
+                                                : static_cast<const int64_t*>(pt)[ot + i * st];
+                     });
+}
+
 }  // namespace
 
 Tensor sumTo(const Tensor& t, const Shape& sizes) {
-  if (t.sizes() == sizes) return t;
+  const bool integral = !isFloating(t.dtype());  // summed into int64, as at::sum
+  if (t.sizes() == sizes && !integral) return t;
   const int64_t lead = t.dim() - static_cast<int64_t>(sizes.size());
   if (lead < 0) throw std::invalid_argument("sumTo: target has more dims than the tensor");
   OpScope op(t.device(), "sum_to_size");
-  Tensor out = zeros(sizes, t.dtype(), t.storage().devicePtr(), "sum");
+  Tensor out = zeros(sizes, integral ? DType::Int64 : t.dtype(), t.storage().devicePtr(), "sum");
   if (!t.hasData()) return out;
   // Out strides seen from t's index space: 0 on leading and broadcast dims.
   Shape outStrides(static_cast<size_t>(t.dim()), 0);
@@ -39,6 +61,10 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
       throw std::invalid_argument("sumTo: size " + std::to_string(s) + " cannot be reached from " +
                                   std::to_string(t.size(d)));
     }
+  }
+  if (integral) {
+    sumIntegralInto(out, outStrides, t);
+    return out;
   }
   if (ComputeBackend* be = t.compute()) {
     be->sumInto(out, outStrides, t);
@@ -61,6 +87,13 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
 }
 
 Tensor sum(const Tensor& t) {
+  if (!isFloating(t.dtype())) {
+    // An int64 or bool sum is an int64 (at::sum's default dtype for integral inputs), exact.
+    OpScope op(t.device(), "sum");
+    Tensor out = zeros({}, DType::Int64, t.storage().devicePtr(), "sum");
+    sumIntegralInto(out, Shape(static_cast<size_t>(t.dim()), 0), t);
+    return out;  // integral: never requires grad
+  }
   OpScope op(t.device(), "sum");
   Tensor out = zeros({}, t.dtype(), t.storage().devicePtr(), "sum");
   if (ComputeBackend* be = t.compute()) {

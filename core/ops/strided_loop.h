@@ -4,6 +4,8 @@
 
 #include "core/tensor/tensor.h"
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace matmulviz::detail {
@@ -101,9 +103,11 @@ void dispatchFloating(DType t, F&& fn) {
       fn(BF16{});
       return;
     case DType::Int64:
+    case DType::Bool:
       break;
   }
-  throw std::invalid_argument("this op needs a floating point tensor, got int64");
+  throw std::invalid_argument("this op needs a floating point tensor, got " +
+                              std::string(dtypeName(t)));
 }
 
 }  // namespace matmulviz::detail

@@ -15,6 +15,8 @@ int64_t elementSize(DType t) {
     case DType::Float64:
     case DType::Int64:
       return 8;
+    case DType::Bool:
+      return 1;
   }
   return 0;
 }
@@ -31,6 +33,8 @@ std::string_view dtypeName(DType t) {
       return "float64";
     case DType::Int64:
       return "int64";
+    case DType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -41,12 +45,13 @@ DType parseDType(std::string_view s) {
   if (s == "bfloat16" || s == "bf16") return DType::BFloat16;
   if (s == "float64" || s == "double") return DType::Float64;
   if (s == "int64" || s == "long") return DType::Int64;
+  if (s == "bool") return DType::Bool;
   throw std::invalid_argument("unknown dtype '" + std::string(s) +
                               "' (allowed: float32, float16, bfloat16)");
 }
 
 bool isFloating(DType t) {
-  return t != DType::Int64;
+  return t != DType::Int64 && t != DType::Bool;
 }
 
 float halfToFloatSlow(uint16_t h) {
@@ -121,6 +126,8 @@ double loadAsDouble(const void* data, DType t, int64_t i) {
       return static_cast<const double*>(data)[i];
     case DType::Int64:
       return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DType::Bool:
+      return static_cast<const uint8_t*>(data)[i] != 0 ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -141,6 +148,9 @@ void storeFromDouble(void* data, DType t, int64_t i, double v) {
       return;
     case DType::Int64:
       static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v);
+      return;
+    case DType::Bool:
+      static_cast<uint8_t*>(data)[i] = v != 0 ? 1 : 0;  // NaN != 0: true, as bool(nan)
       return;
   }
 }

@@ -9,15 +9,16 @@
 
 namespace matmulviz {
 
-enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int64 };
+enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int64, Bool };
 
-/// Bytes per element: 4, 2, 2, 8, 8.
+/// Bytes per element: 4, 2, 2, 8, 8, 1 (bool is one byte holding 0 or 1, as in PyTorch).
 int64_t elementSize(DType t);
-/// PyTorch's spelling: "float32", "float16", "bfloat16", "float64", "int64".
+/// PyTorch's spelling: "float32", "float16", "bfloat16", "float64", "int64", "bool".
 std::string_view dtypeName(DType t);
 /// Parses a PyTorch spelling (also "half", "float", "double", "bf16", "fp16", "fp32").
 /// Throws std::invalid_argument naming the allowed values.
 DType parseDType(std::string_view name);
+/// False for int64 and bool.
 bool isFloating(DType t);
 
 /// IEEE 754 binary16 -> binary32, exact: every half value is a float (computed bit by bit).
@@ -47,7 +48,9 @@ inline uint16_t floatToBFloat16(float f) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
-/// Reads element `i` of a buffer of type `t` as double / writes a double into it (converting).
+/// Reads element `i` of a buffer of type `t` as double / writes a double into it (converting;
+/// to bool: true for any value other than 0, NaN included, as PyTorch's cast; any non-zero bool
+/// byte reads as 1).
 double loadAsDouble(const void* data, DType t, int64_t i);
 void storeFromDouble(void* data, DType t, int64_t i, double v);
 

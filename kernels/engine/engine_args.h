@@ -53,6 +53,8 @@ template <class F>
 void dispatchCopy(DType dst, DType src, F&& fn) {
   if (dst == src) {
     switch (elementSize(dst)) {
+      case 1:  // bool
+        return fn(std::uint8_t{}, std::uint8_t{});
       case 2:
         return fn(std::uint16_t{}, std::uint16_t{});
       case 4:

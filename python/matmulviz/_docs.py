@@ -33,8 +33,9 @@ or `matmulviz-cli run SCRIPT [ARGS] --report run.json`; the format is in docs/re
 - `"cuda"` / `"cuda:0"`: the simulated device. In the default mode `"data"` values are computed
   on this machine (BLAS); `matmulviz.set_cuda_mode("meta")` (or `MATMULVIZ_CUDA_MODE=meta`)
   keeps sizes, strides and the memory accounting but no data, so a workload far larger than
-  this machine's memory answers in seconds (then `item()`, `tolist()` and printing values are
-  unavailable). A real GPU through the CUDA backend (`"gpu"`) is not available from Python yet.
+  this machine's memory answers in seconds (then `item()`, `tolist()`, printing values, and
+  `t[mask]` and `nonzero()`, whose sizes depend on values, are unavailable). A real GPU through
+  the CUDA backend (`"gpu"`) is not available from Python yet.
 - `matmulviz.set_device_capacity("80GiB")`: the simulated GPU's memory; beyond it allocation
   raises `torch.cuda.OutOfMemoryError` with PyTorch's message (after releasing cached segments
   and retrying, as PyTorch does). `torch.cuda.set_per_process_memory_fraction(f)` scales it.

@@ -80,11 +80,12 @@ DType dtypeOfArray(const py::array& a) {
   if (kind == 'f' && d.itemsize() == 8) return DType::Float64;
   if (kind == 'f' && d.itemsize() == 2) return DType::Float16;
   if (kind == 'i' && d.itemsize() == 8) return DType::Int64;
+  if (kind == 'b' && d.itemsize() == 1) return DType::Bool;
   throw py::type_error(
       "can't convert np.ndarray of type " +
       py::str(static_cast<py::handle>(d)).cast<std::string>() +
-      ". matmulviz supports float64, float32, float16 and int64 (PyTorch also supports int32, "
-      "int16, int8, uint8 and bool; convert with array.astype first)");
+      ". matmulviz supports float64, float32, float16, int64 and bool (PyTorch also supports "
+      "int32, int16, int8 and uint8; convert with array.astype first)");
 }
 
 }  // namespace
@@ -119,6 +120,9 @@ py::array toNumpy(const Tensor& t) {
       break;
     case DType::Float16:
       dt = py::dtype("float16");
+      break;
+    case DType::Bool:
+      dt = py::dtype::of<bool>();
       break;
     default:
       throw py::type_error("Got unsupported ScalarType " + std::string(dtypeName(t.dtype())));

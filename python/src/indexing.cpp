@@ -1,7 +1,7 @@
 // Tensor.__getitem__ and __setitem__ as PyTorch applies them (torch/csrc/autograd/
 // python_variable_indexing.cpp): ints and 0-dim integer tensors select (views), slices narrow
 // (views), None adds a dim, ... stands for the dims not named, and an integer tensor (or a list
-// of ints) is advanced indexing: a copy.
+// of ints) is advanced indexing: a copy. A bool tensor is a mask over as many dims as it has.
 #include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
 #include "python/src/bindings.h"
@@ -26,7 +26,7 @@ struct AdvancedIndex {
 
 /// What one item of an index tuple is, decided once per item with cheap type checks (this runs
 /// for every `a[i:i + 1, :, :]` of a Python loop).
-enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, List, Bool, Other };
+enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, Mask, List, Bool, Other };
 
 PyTypeObject* tensorType() {
   static PyTypeObject* type =
@@ -43,6 +43,7 @@ Item classify(py::handle item) {
   if (o == Py_Ellipsis) return Item::Ellipsis;
   if (PyObject_TypeCheck(o, tensorType())) {
     const Tensor& t = item.cast<const Tensor&>();
+    if (t.dtype() == DType::Bool) return Item::Mask;
     return t.dim() == 0 && t.dtype() == DType::Int64 ? Item::ScalarTensor : Item::Tensor;
   }
   if (PyList_Check(o)) return Item::List;
@@ -59,10 +60,15 @@ Tensor applySelect(const Tensor& t, int64_t dim, int64_t index, int64_t realDim)
   return select(t, dim, index);
 }
 
-int64_t specifiedDims(const std::vector<Item>& kinds) {
+/// The dims an index tuple names: a mask names as many as it has (count_specified_dimensions).
+int64_t specifiedDims(const std::vector<Item>& kinds, const py::tuple& items) {
   int64_t n = 0;
-  for (Item k : kinds)
-    if (k != Item::None && k != Item::Ellipsis) ++n;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == Item::Mask)
+      n += items[i].cast<const Tensor&>().dim();
+    else if (kinds[i] != Item::None && kinds[i] != Item::Ellipsis)
+      ++n;
+  }
   return n;
 }
 
@@ -91,7 +97,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   Tensor result = self;
   int64_t dim = 0;
   int64_t realDim = 0;  // the dim of `self` the item indexes
-  const int64_t specified = specifiedDims(kinds);
+  const int64_t specified = specifiedDims(kinds, items);
   if (specified > self.dim())
     throw std::out_of_range("too many indices for tensor of dimension " +
                             std::to_string(self.dim()));
@@ -134,6 +140,14 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         ++dim;
         ++realDim;
         break;
+      case Item::Mask: {
+        const Tensor& mask = item.cast<const Tensor&>();
+        if (mask.dim() == 0) throw NotSupported("indexing with a 0-dim bool tensor");
+        adv.push_back({dim, mask});
+        dim += mask.dim();
+        realDim += mask.dim();
+        break;
+      }
       case Item::Bool:
         throw NotSupported("indexing with a Python bool");
       case Item::Other:
@@ -146,6 +160,43 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
   return result;
 }
 
+/// PyTorch's check of a bool mask over t's dims from `d` on (IndexingUtils.h invalid_mask).
+void checkMaskShape(const Tensor& t, int64_t d, const Tensor& mask) {
+  for (int64_t j = 0; j < mask.dim(); ++j)
+    if (mask.size(j) != t.size(d + j))
+      throw std::out_of_range("The shape of the mask " + mask.shapeString() + " at index " +
+                              std::to_string(j) +
+                              " does not match the shape of the indexed tensor " + t.shapeString() +
+                              " at index " + std::to_string(d + j));
+}
+
+/// t's dims d .. d + k - 1 moved to the front (a view).
+Tensor maskedDimsToFront(const Tensor& t, int64_t d, int64_t k) {
+  std::vector<int64_t> toFront;
+  for (int64_t i = d; i < d + k; ++i) toFront.push_back(i);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i < d || i >= d + k) toFront.push_back(i);
+  return permute(t, toFront);
+}
+
+/// A bool mask over the dims from `d` on: PyTorch's shape check, then core's indexWithMask with
+/// the masked dims moved to the front, the selection put back at d.
+Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
+  checkMaskShape(t, d, mask);
+  if (!mask.hasData() || !t.hasData())
+    throw NotSupported(
+        "boolean-mask indexing on the meta CUDA mode (the result's size depends on the mask's "
+        "values)");
+  if (d == 0) return indexWithMask(t, mask);
+  const Tensor gathered = indexWithMask(maskedDimsToFront(t, d, mask.dim()), mask);
+  // gathered: [n, dims before d..., dims after the mask's...] -> n at d.
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < d; ++i) order.push_back(1 + i);
+  order.push_back(0);
+  for (int64_t i = d + 1; i < gathered.dim(); ++i) order.push_back(i);
+  return permute(gathered, order);
+}
+
 /// One integer tensor at result dim `d`: t[..., idx, ...] = index along d (a copy whose dims are
 /// those before d, the index's, then those after d, as PyTorch places them).
 Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
@@ -153,6 +204,7 @@ Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   if (adv.size() > 1) throw NotSupported("indexing with more than one integer tensor");
   const int64_t d = adv[0].dim;
   const Tensor& idx = adv[0].indices;
+  if (idx.dtype() == DType::Bool) return applyMask(t, d, idx);
   if (idx.dtype() != DType::Int64)
     throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
   if (d == 0) return index(t, idx);
@@ -191,7 +243,9 @@ Tensor getItem(const Tensor& self, const py::object& index) {
 void setItem(const Tensor& self, const py::object& index, const py::object& value) {
   std::vector<AdvancedIndex> adv;
   const Tensor target = applySlicing(self, asTuple(index), adv);
-  if (!adv.empty()) throw NotSupported("assignment through an integer-tensor index (index_put_)");
+  const bool masked = adv.size() == 1 && adv[0].indices.dtype() == DType::Bool;
+  if (!adv.empty() && !masked)
+    throw NotSupported("assignment through an integer-tensor index (index_put_)");
   if (GradMode::isEnabled() && self.requiresGrad()) {
     if (self.isLeaf())
       throw std::logic_error(
@@ -211,6 +265,38 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
                          std::string("torch.") + std::string(dtypeName(self.dtype())) + " tensor");
   }
   NoGradGuard noGrad;
+  if (masked) {  // index_put_ with a mask (masked_fill_ for a scalar)
+    const Tensor& mask = adv[0].indices;
+    checkMaskShape(target, adv[0].dim, mask);
+    if (!mask.hasData() && !(source.numel() == 1 && source.device() == nullptr))
+      throw NotSupported("assignment through a boolean mask on the meta CUDA mode");
+    const int64_t d = adv[0].dim, k = mask.dim();
+    Tensor values = source;
+    if (d > 0 && !(source.numel() == 1 && source.device() == nullptr)) {
+      // The values are shaped as t[..., mask, ...] is: [dims before d, n, dims after the mask's];
+      // core takes them with n first, as the masked dims are moved to the front.
+      int64_t n = 0;
+      for (double v : hostReadable(mask, "mask on the host").toDoubles()) n += v != 0;
+      Shape result(target.sizes().begin(), target.sizes().begin() + d);
+      result.push_back(n);
+      result.insert(result.end(), target.sizes().begin() + d + k, target.sizes().end());
+      bool broadcasts = source.dim() <= static_cast<int64_t>(result.size());
+      for (int64_t i = 1; broadcasts && i <= source.dim(); ++i) {
+        const int64_t v = source.size(-i), want = result[result.size() - static_cast<size_t>(i)];
+        broadcasts = v == want || v == 1;
+      }
+      if (!broadcasts)
+        throw std::invalid_argument(
+            "shape mismatch: value tensor of shape " + source.shapeString() +
+            " cannot be broadcast to indexing result of shape " + shapeToString(result));
+      std::vector<int64_t> order{d};
+      for (int64_t i = 0; i < static_cast<int64_t>(result.size()); ++i)
+        if (i != d) order.push_back(i);
+      values = permute(expand(source, result), order);
+    }
+    indexPutWithMask(maskedDimsToFront(target, d, k), mask, values);
+    return;
+  }
   OpScope op(target.device(), "copy_");
   copyInto(target, expand(source, target.sizes()));
 }

@@ -9,6 +9,7 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindTensor(m);
   matmulviz::python::bindIndexing(m);
   matmulviz::python::bindOps(m);
+  matmulviz::python::bindCompare(m);
   matmulviz::python::bindAutograd(m);
   matmulviz::python::bindCuda(m);
   matmulviz::python::bindRecorder(m);

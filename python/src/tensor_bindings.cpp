@@ -119,6 +119,7 @@ py::object itemOf(const Tensor& t) {
   const Tensor h = hostReadable(t, "item()");
   const double v = h.item(0);
   if (t.dtype() == DType::Int64) return py::int_(static_cast<int64_t>(v));
+  if (t.dtype() == DType::Bool) return py::bool_(v != 0);
   return py::float_(v);
 }
 
@@ -127,8 +128,10 @@ py::object toList(const Tensor& t) {
   const Tensor h = hostReadable(t, "tolist()");
   const std::vector<double> v = h.toDoubles();
   const bool integral = t.dtype() == DType::Int64;
+  const bool boolean = t.dtype() == DType::Bool;
   auto scalar = [&](size_t i) -> py::object {
     if (integral) return py::int_(static_cast<int64_t>(v[i]));
+    if (boolean) return py::bool_(v[i] != 0);
     return py::float_(v[i]);
   };
   if (t.dim() == 0) return scalar(0);
@@ -186,6 +189,7 @@ void bindTensor(py::module_& m) {
       .value("bfloat16", DType::BFloat16)
       .value("float64", DType::Float64)
       .value("int64", DType::Int64)
+      .value("bool", DType::Bool)
       .def("__repr__", [](DType d) { return "torch." + std::string(dtypeName(d)); })
       .def("__str__", [](DType d) { return "torch." + std::string(dtypeName(d)); })
       .def_property_readonly("is_floating_point", [](DType d) { return isFloating(d); })

@@ -86,6 +86,7 @@ Tolerance productTolerance(DType dtype, double maxAbsRef) {
       r = 1e-2;
       break;
     case DType::Int64:
+    case DType::Bool:
       r = 0;
       break;
   }

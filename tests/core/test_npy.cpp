@@ -43,7 +43,9 @@ QByteArray numpyHeader2x3() {
 std::vector<double> testValues(int64_t n, DType dtype) {
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)  // exact in float16/bfloat16: multiples of 1/4 below 64
-    v[i] = dtype == DType::Int64 ? double(i * 7919 - 50000) : double(i % 200) * 0.25 - 17.0;
+    v[i] = dtype == DType::Int64  ? double(i * 7919 - 50000)
+           : dtype == DType::Bool ? double(i % 3 == 1)
+                                  : double(i % 200) * 0.25 - 17.0;
   return v;
 }
 
@@ -75,7 +77,8 @@ class TestNpy : public QObject {
                                                     {"[0]", {0}},
                                                     {"[2, 3, 17]", {2, 3, 17}},
                                                     {"[1, 1, 1, 1]", {1, 1, 1, 1}}};
-    for (DType dt : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int64})
+    for (DType dt : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int64,
+                     DType::Bool})
       for (const auto& [name, shape] : shapes)
         QTest::addRow("%s %s", dtypeName(dt).data(), name) << dt << shape;
   }
@@ -182,6 +185,20 @@ class TestNpy : public QObject {
     QCOMPARE(t.sizes(), shape);
     QCOMPARE(t.dtype(), DType::Float32);
     for (int64_t i = 0; i < t.numel(); ++i) QCOMPARE(t.item(i), shape.empty() ? 7.0 : double(i));
+  }
+
+  // numpy.save(np.array([True, False, True])): descr '|b1', one byte per element; a byte other
+  // than 0 or 1 (np.frombuffer(b'\x02', bool) is True) reads as true.
+  void readNumpyBool() {
+    const QByteArray data("\x01\x00\x01\x02", 4);
+    const QByteArray header = "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }\n";
+    const Tensor t = npy::read(file("b.npy", npyBytes(header, data)));
+    QCOMPARE(t.dtype(), DType::Bool);
+    QCOMPARE(t.toDoubles(), (std::vector<double>{1, 0, 1, 1}));
+    const std::string p = path("bw.npy");
+    npy::write(p, fromDoubles({3}, {1, 0, 1}, DType::Bool));
+    QVERIFY(contents(p).contains("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }"));
+    QVERIFY(contents(p).endsWith(QByteArray("\x01\x00\x01", 3)));
   }
 
   void readErrors_data() {

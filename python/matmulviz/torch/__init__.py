@@ -113,8 +113,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
             "(tuple of SymInts size, Number fill_value, *, Tensor out, torch.dtype dtype, "
             "torch.layout layout, torch.device device, bool pin_memory, bool requires_grad)"])
     if dtype is None:
-        dtype = int64 if isinstance(fill_value, int) and not isinstance(fill_value, _builtins.bool) \
-            else float32
+        dtype = bool if isinstance(fill_value, _builtins.bool) else \
+            int64 if isinstance(fill_value, int) else float32
     return _finish(_C.full(_parse_size((size,), "full"), _builtins.float(fill_value), dtype,
                            _dev(device)), requires_grad)
 
@@ -225,7 +225,7 @@ def _data_error(data):
 
 
 _NUMPY_OF = {float32: _np.float32, float64: _np.float64, float16: _np.float16,
-             bfloat16: _np.float32, int64: _np.int64}
+             bfloat16: _np.float32, int64: _np.int64, bool: _np.bool_}
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -403,7 +403,9 @@ def numel(input):
 
 for _name in ("add", "sub", "mul", "div", "neg", "cos", "sin", "exp", "relu", "softmax",
               "topk", "transpose", "permute", "reshape", "flatten", "unsqueeze", "squeeze",
-              "narrow", "select", "split", "chunk", "clone", "t", "diagonal", "detach"):
+              "narrow", "select", "split", "chunk", "clone", "t", "diagonal", "detach",
+              "eq", "ne", "lt", "le", "gt", "ge", "nonzero", "bitwise_not", "bitwise_and",
+              "bitwise_or", "bitwise_xor"):
     globals()[_name] = _tensor.function_form(_name)
 
 __all__ = [name for name in globals() if not name.startswith("_")]

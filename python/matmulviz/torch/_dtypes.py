@@ -8,21 +8,7 @@ float16 = half = _C.dtype.float16
 bfloat16 = _C.dtype.bfloat16
 float64 = double = _C.dtype.float64
 int64 = long = _C.dtype.int64
-bool = getattr(_C.dtype, "bool", None)
-if bool is None:
-    class _NotYetDType:
-        """A dtype matmulviz does not have yet: any use raises NotImplementedError."""
-
-        def __init__(self, name):
-            self.name = name
-
-        def __repr__(self):
-            return "torch." + self.name
-
-        def __getattr__(self, attr):
-            raise NotImplementedError(f"torch.{self.name} is not supported by matmulviz.torch")
-
-    bool = _NotYetDType("bool")
+bool = _C.dtype.bool
 
 # pybind11's enum prints "dtype.float32"; PyTorch prints "torch.float32".
 _NAMES = {member: "torch." + key for key, member in _C.dtype.__members__.items()}

@@ -41,6 +41,28 @@ def _binary(tensor_op, scalar_op, reverse_scalar_op=None, symbol=""):
     return forward, reverse
 
 
+def _compare(name):
+    """Tensor.eq/ne/lt/le/gt/ge and their operators: a tensor or a number on the right; anything
+    else is NotImplemented (so `t == "a"` is False, as in PyTorch)."""
+    def compare(self, other):
+        if isinstance(other, (_Tensor, int, float)):
+            return getattr(_C, name)(self, other)
+        return NotImplemented
+    compare.__name__ = name
+    return compare
+
+
+def _bitwise(name):
+    """Tensor.bitwise_and/or/xor and & | ^: a tensor or a number on the right (a float raises
+    PyTorch's "not implemented for 'Float'")."""
+    def op(self, other):
+        if isinstance(other, (_Tensor, int, float)):
+            return getattr(_C, name)(self, other)
+        return NotImplemented
+    op.__name__ = name
+    return op
+
+
 def _same_or(self, result):
     """`self` itself when an op gave back the same tensor (PyTorch returns the very object:
     `x.to(x.dtype) is x`), else the result."""
@@ -208,7 +230,7 @@ def _repr(self):
     extras = []
     if self.is_cuda:
         extras.append("device='cuda:0'")
-    if self.dtype not in (_C.dtype.float32, _C.dtype.int64):
+    if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
         extras.append(f"dtype={self.dtype}")
     if self.grad_fn is not None:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")
@@ -220,6 +242,8 @@ def _repr(self):
         values = np.array(self.detach().cpu().tolist(), dtype=np.float64)
         if self.dtype == _C.dtype.int64:
             values = values.astype(np.int64)
+        elif self.dtype == _C.dtype.bool:
+            values = values.astype(np.bool_)
         body = np.array2string(values, separator=", ", prefix="tensor(", precision=4,
                                floatmode="maxprec_equal")
     return "tensor(" + body + ("".join(", " + e for e in extras)) + ")"
@@ -330,6 +354,7 @@ def install(T):
     T.bfloat16 = lambda self: _convert(self, None, _C.dtype.bfloat16)
     T.double = lambda self: _convert(self, None, _C.dtype.float64)
     T.long = lambda self: _convert(self, None, _C.dtype.int64)
+    T.bool = lambda self: _convert(self, None, _C.dtype.bool)
     T.type_as = lambda self, other: _convert(self, None, other.dtype)
     T.contiguous = lambda self, memory_format=None: _same_or(self, _C.contiguous(self))
     T.is_floating_point = lambda self: self.dtype.is_floating_point
@@ -366,7 +391,17 @@ def install(T):
                                                               else self.to(dtype), dim)
     T.topk = lambda self, k, dim=-1, largest=True, sorted=True: _op("topk")(self, k, dim,
                                                                             largest, sorted)
-    T.__hash__ = object.__hash__
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(T, name, _compare(name))
+        setattr(T, f"__{name}__", getattr(T, name))
+    T.nonzero = lambda self: _C.nonzero(self)
+    T.bitwise_not = T.__invert__ = lambda self: _C.bitwise_not(self)
+    for name, symbol in (("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor", "xor")):
+        method = _bitwise(name)
+        setattr(T, name, method)
+        setattr(T, f"__{symbol}__", method)
+        setattr(T, f"__r{symbol}__", method)  # & | ^ commute
+    T.__hash__ = object.__hash__  # after __eq__: PyTorch keeps id-based hashing
     T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: \
         _torch_function("allclose")(self, other, rtol, atol, equal_nan)
     _install_leaf_registry(T)

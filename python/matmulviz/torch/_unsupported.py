@@ -18,7 +18,8 @@ def supported():
 
 _MODULES = {"autograd", "cuda"}
 _DUNDERS_SHOWN = {"__getitem__", "__setitem__", "__matmul__", "__add__", "__sub__", "__mul__",
-                  "__truediv__", "__neg__", "__len__"}
+                  "__truediv__", "__neg__", "__len__", "__eq__", "__ne__", "__lt__", "__le__",
+                  "__gt__", "__ge__", "__invert__", "__and__", "__or__", "__xor__"}
 
 
 def not_supported(what):
