@@ -60,7 +60,8 @@ Tensor index(const Tensor& t, const Tensor& indices);
 Tensor add(const Tensor& a, const Tensor& b);
 /// a += b in place (same shape, no autograd: used for gradient accumulation).
 void addInPlace(const Tensor& a, const Tensor& b);
-/// Sum of all elements (0-dim result).
+/// Sum of all elements (0-dim result): float dtypes keep theirs (accumulated in float64,
+/// rounded once), int64 sums exactly to int64 (ReduceOps.cpp: integral inputs give int64).
 Tensor sum(const Tensor& t);
 /// Sums `t` down to `sizes` over broadcast dims (at::sum_to).
 Tensor sumTo(const Tensor& t, const Shape& sizes);
@@ -74,7 +75,9 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 /// should_fold() says so, else broadcast batch dims, expand + reshape to 3-d and bmm.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
-/// torch.cat(tensors, dim): one new tensor; CatBackward0 saves no tensors, only sizes.
+/// torch.cat(tensors, dim): one new tensor of the promoted dtype (at::native::result_type:
+/// float16 with float32 gives float32, int64 with float32 float32); CatBackward0 saves no
+/// tensors, only sizes (and dtypes, to cast each input's gradient back).
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 
 /// The fused gathered batched matmul: out[n] = a[n] @ c[q[n]], a [N, I, J], c [M, J, K],
