@@ -44,7 +44,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!current.defined()) {
     const bool steal = g.impl().use_count() == 1 && g.storagePtr().use_count() == 1 &&
                        g.isContiguous() && g.storageOffset() == 0;
-    Tensor owned = steal ? g : clone(g);
+    Tensor owned = steal ? g : clone(g, MemoryFormat::Contiguous);
     owned.setLabel("grad of " + variable_.label());
     variable_.setGrad(owned);
   } else {

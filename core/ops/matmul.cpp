@@ -26,7 +26,7 @@ Tensor blasReady(const Tensor& t) {
   if (detail::blasCompatible(t.size(d - 2), t.size(d - 1), t.stride(d - 2), t.stride(d - 1)))
     return t;
   NoGradGuard noGrad;
-  return clone(t);
+  return clone(t, MemoryFormat::Contiguous);
 }
 
 /// The product for [B, n, m] @ [B, m, p] into a new tensor.

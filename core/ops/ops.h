@@ -33,10 +33,16 @@ Tensor unsqueeze(const Tensor& t, int64_t dim);
 Tensor squeeze(const Tensor& t, int64_t dim);
 
 // ---- copies ----
+/// c10::MemoryFormat, the two the engine knows (no channels-last).
+enum class MemoryFormat { Preserve, Contiguous };
 /// t itself when contiguous, else a contiguous copy (CloneBackward0).
 Tensor contiguous(const Tensor& t);
-/// A contiguous copy (torch.clone).
-Tensor clone(const Tensor& t);
+/// A copy (torch.clone, CloneBackward0). MemoryFormat::Preserve (PyTorch's default,
+/// TensorFactories.cpp: clone) keeps t's strides when t is non-overlapping and dense (a
+/// transposed or permuted contiguous tensor), else takes dense strides in t's dim order
+/// (empty_like: infer_dense_strides; contiguous for a contiguous-ordered t such as a slice);
+/// Contiguous is always contiguous. Allocates t.numel() elements either way.
+Tensor clone(const Tensor& t, MemoryFormat format = MemoryFormat::Preserve);
 /// dst[...] = src[...] (same shape; dtype converted). Not differentiable (in-place, no graph).
 void copyInto(const Tensor& dst, const Tensor& src);
 /// Moves a tensor to a device (host when null): torch.Tensor.to(device). Differentiable.
@@ -55,6 +61,12 @@ Tensor toDType(const Tensor& t, DType dtype);
 /// Throws std::out_of_range naming the offending index ("index 2048 is out of bounds for
 /// dimension 0 with size 2048").
 Tensor index(const Tensor& t, const Tensor& indices);
+/// t[:, ..., indices] with one int64 index tensor at `dim` (>= 1 dim): the dims of t before
+/// `dim`, the index's, then t's after it, laid out as PyTorch's index kernel (TensorIterator)
+/// lays out its output (aten/src/ATen/native/TensorAdvancedIndexing.cpp): for a contiguous t
+/// and index, contiguous. index(t, indices) for dim 0 or a 0-dim index. On a device with its own
+/// compute backend the gather's output is contiguous in [index dims, other dims] order.
+Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);

@@ -54,7 +54,7 @@ Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) 
   {
     NoGradGuard noGrad;
     OpScope op(t.device(), "sum");
-    kept = keptSizes == t.sizes() ? clone(t) : sumTo(t, keptSizes);
+    kept = keptSizes == t.sizes() ? clone(t, MemoryFormat::Contiguous) : sumTo(t, keptSizes);
   }
   Tensor out = makeView(kept, outSizes, contiguousStrides(outSizes), 0);
   if (anyRequiresGrad({&t})) {

@@ -210,7 +210,8 @@ Tensor view(const Tensor& t, Shape sizes) {
 Tensor reshape(const Tensor& t, Shape sizes) {
   sizes = inferSize(std::move(sizes), t.numel());
   if (computeStride(t.sizes(), t.strides(), sizes)) return view(t, sizes);
-  return view(clone(t), sizes);  // _reshape_copy: a contiguous copy, then a view of it
+  // _reshape_copy: a contiguous copy, then a view of it
+  return view(clone(t, MemoryFormat::Contiguous), sizes);
 }
 
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
