@@ -81,10 +81,14 @@ class ExpandBackward final : public Node {
   Shape inputSizes_;
 };
 
+/// Records `node` for the view `out` of `input`; in no_grad mode, a view of a tensor that
+/// requires grad still requires grad (TensorImpl::requiresGradViaBase).
 Tensor withHistory(Tensor out, const Tensor& input, std::shared_ptr<Node> node) {
   if (anyRequiresGrad({&input})) {
     node->nextEdges = {gradientEdge(input)};
     setHistory(out, node);
+  } else if (input.requiresGrad()) {
+    out.impl()->requiresGradViaBase = true;
   }
   return out;
 }

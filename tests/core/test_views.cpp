@@ -546,6 +546,24 @@ class TestViews : public QObject {
     QCOMPARE(QString::fromStdString(out.gradFn()->name()), QString("CatBackward0"));
   }
 
+  /// A view made under NoGradGuard of a tensor that requires grad requires grad, but no gradient
+  /// reaches it: an op on it with grad mode on records a node whose edge leads nowhere.
+  void noGradViewRequiresGradWithoutAccumulator() {
+    const DevicePtr device = cpuDevice();
+    Tensor x = tensorOn({3}, {1, 2, 3}, DType::Float32, device, "x");
+    x.setRequiresGrad(true);
+    Tensor v;
+    {
+      NoGradGuard noGrad;
+      v = view(x, {3});
+    }
+    QVERIFY(v.requiresGrad());
+    QVERIFY(v.isLeaf());
+    const Tensor y = sum(v);
+    QVERIFY(y.requiresGrad());
+    QVERIFY(!y.gradFn()->needsInputGrad(0));
+  }
+
   void gatherBmmSavingRule() {
     const DevicePtr device = cpuDevice();
     Tensor a = randomTensor({3, 2, 5}, DType::Float32, 17, device, "a");
@@ -588,7 +606,8 @@ class TestViews : public QObject {
     QVERIFY(a.grad().defined());
   }
 
-  /// Under NoGradGuard no op records a node or saves a tensor.
+  /// Under NoGradGuard no op records a node or saves a tensor. A view of a tensor that requires
+  /// grad still requires grad, with no grad_fn (PyTorch's views created in no_grad mode).
   void noGradBuildsNoGraph() {
     const DevicePtr device = cpuDevice();
     Tensor a = randomTensor({3, 5}, DType::Float32, 23, device, "a");
@@ -616,8 +635,15 @@ class TestViews : public QObject {
               gatherBmm(a3, c3, q)};
     }
     QVERIFY(GradMode::isEnabled());
+    const std::vector<bool> views = {false, false, false, true,  true,  true,  false,
+                                     true,  false, false, false, false, false, false};
+    QCOMPARE(views.size(), outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
-      QVERIFY2(!outs[i].requiresGrad(), ("output " + std::to_string(i) + " requires grad").c_str());
+      QVERIFY2(
+          outs[i].requiresGrad() == views[i],
+          ("output " + std::to_string(i) + (views[i] ? " does not require" : " requires") + " grad")
+              .c_str());
+      QVERIFY2(outs[i].isLeaf(), ("output " + std::to_string(i) + " is not a leaf").c_str());
       QVERIFY2(!outs[i].gradFn(), ("output " + std::to_string(i) + " has a grad_fn").c_str());
     }
     for (Tensor* t : {&a, &b, &a3, &c3})
