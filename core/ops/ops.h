@@ -23,14 +23,36 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index);
 /// t.view(sizes) (one size may be -1). Throws when the strides do not allow a view, with
 /// PyTorch's message ("view size is not compatible with input tensor's size and stride...").
 Tensor view(const Tensor& t, Shape sizes);
-/// t.reshape(sizes): a view when the strides allow it, else a contiguous copy then a view.
+/// t.reshape(sizes) as PyTorch 1.13's (TensorShape.cpp: reshape_symint): a view when the strides
+/// allow it (at::_reshape_alias, node ReshapeAliasBackward0), else a contiguous clone then
+/// at::_unsafe_view (CloneBackward0, then UnsafeViewBackward0).
 Tensor reshape(const Tensor& t, Shape sizes);
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
 /// t.expand(sizes): broadcasts size-1 dims with stride 0; -1 keeps a size.
 Tensor expand(const Tensor& t, Shape sizes);
 Tensor unsqueeze(const Tensor& t, int64_t dim);
+/// t.squeeze(dim): a new view, without `dim` when its size is 1, else of the same geometry
+/// (TensorShape.cpp: squeeze returns self.as_strided(...) either way). SqueezeBackward1.
 Tensor squeeze(const Tensor& t, int64_t dim);
+/// t.squeeze(): one view without every size-1 dim. SqueezeBackward0 (derivatives.yaml's
+/// squeeze(Tensor self)).
+Tensor squeeze(const Tensor& t);
+/// at::squeeze_(t, dim) on a result nothing else refers to (matmul's 1-d @ 2-d:
+/// `tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)` in LinearAlgebra.cpp): the view of
+/// squeeze(t, dim), its node named SqueezeBackward3 (derivatives.yaml's squeeze_.dim).
+Tensor squeezeResult(const Tensor& t, int64_t dim);
+/// t.t() (at::t): a <= 2-d tensor with its dims reversed, a view. TBackward0. Throws
+/// std::invalid_argument "t() expects a tensor with <= 2 dimensions, but self is 3D".
+Tensor tMatrix(const Tensor& t);
+/// t.split(size, dim) (TensorShape.cpp: split): views of `size` along dim, the last one shorter,
+/// all outputs (output_nr 0..n-1) of one SplitBackward0 node; at least one piece.
+std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim);
+/// t.split([sizes], dim) (split_with_sizes): one SplitWithSizesBackward0 node.
+std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim);
+/// t.chunk(chunks, dim) (TensorShape.cpp: chunk): split by ceil(size / chunks), or
+/// split_with_sizes of zeros for an empty dim.
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
 
 // ---- copies ----
 /// c10::MemoryFormat, the two the engine knows (no channels-last).

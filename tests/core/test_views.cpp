@@ -546,6 +546,25 @@ class TestViews : public QObject {
     QCOMPARE(QString::fromStdString(out.gradFn()->name()), QString("CatBackward0"));
   }
 
+  /// split: one SplitBackward0 node, each piece its output output_nr; backward through two of
+  /// three pieces gives each its own gradient and zeros for the unused one (split_backward).
+  void splitIsOneNodeWithSeveralOutputs() {
+    const DevicePtr device = cpuDevice();
+    Tensor x = tensorOn({2, 5}, std::vector<double>(10, 1.0), DType::Float32, device, "x");
+    x.setRequiresGrad(true);
+    const std::vector<Tensor> parts = split(x, 2, 1);
+    QCOMPARE(parts.size(), size_t{3});
+    for (size_t i = 0; i < parts.size(); ++i) {
+      QCOMPARE(parts[i].gradFn(), parts[0].gradFn());
+      QCOMPARE(parts[i].outputNr(), static_cast<uint32_t>(i));
+    }
+    QCOMPARE(QString::fromStdString(parts[0].gradFn()->name()), QString("SplitBackward0"));
+    QCOMPARE(parts[2].size(1), int64_t{1});
+    const Tensor y = add(sum(parts[0]), sum(mul(parts[2], parts[2])));
+    y.backward(tensorOn({}, {1.0}, DType::Float32, device, "g"));
+    QCOMPARE(x.grad().toDoubles(), (std::vector<double>{1, 1, 0, 0, 2, 1, 1, 0, 0, 2}));
+  }
+
   /// A view made under NoGradGuard of a tensor that requires grad requires grad, but no gradient
   /// reaches it: an op on it with grad mode on records a node whose edge leads nowhere.
   void noGradViewRequiresGradWithoutAccumulator() {
