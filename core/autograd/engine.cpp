@@ -44,7 +44,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!current.defined()) {
     const bool steal = g.impl().use_count() == 1 && g.storagePtr().use_count() == 1 &&
                        g.isContiguous() && g.storageOffset() == 0;
-    Tensor owned = steal ? g : clone(g);
+    Tensor owned = steal ? g : clone(g, MemoryFormat::Contiguous);
     owned.setLabel("grad of " + variable_.label());
     variable_.setGrad(owned);
   } else {
@@ -99,21 +99,28 @@ void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Cap
   const Edge rootEdge = gradientEdge(root);
   std::unordered_map<Node*, int> dependencies = countDependencies(rootEdge.fn.get());
 
-  std::unordered_map<Node*, Tensor> buffers;
+  // One gradient per output of a node (InputBuffer): an edge's inputNr is the output it feeds,
+  // as several outputs of one node (SplitBackward0) each get their own.
+  std::unordered_map<Node*, TensorList> buffers;
+  auto slot = [&buffers](Node* n, uint32_t nr) -> Tensor& {
+    TensorList& list = buffers[n];
+    if (list.size() <= nr) list.resize(nr + 1);
+    return list[nr];
+  };
   std::priority_queue<Node*, std::vector<Node*>, ByPriority> ready;
   // Keep every node alive while the pass runs (edges own them; the root owns the graph).
   std::shared_ptr<Node> keepRoot = rootEdge.fn;
-  buffers[rootEdge.fn.get()] = gradOutput;
+  slot(rootEdge.fn.get(), rootEdge.inputNr) = gradOutput;
   ready.push(rootEdge.fn.get());
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
     TensorList inputs;
-    {
-      auto it = buffers.find(node);
-      inputs.push_back(it == buffers.end() ? Tensor() : std::move(it->second));
-      if (it != buffers.end()) buffers.erase(it);
+    if (auto it = buffers.find(node); it != buffers.end()) {
+      inputs = std::move(it->second);
+      buffers.erase(it);
     }
+    if (inputs.empty()) inputs.resize(1);
     if (captures) {
       if (auto c = captures->find(node); c != captures->end()) c->second = inputs[0];
       if (dynamic_cast<AccumulateGrad*>(node)) continue;
@@ -135,7 +142,7 @@ void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Cap
       if (!e.valid()) continue;
       if (i < outputs.size() && outputs[i].defined()) {
         Tensor g = std::move(outputs[i]);
-        accumulateInto(buffers[e.fn.get()], std::move(g));
+        accumulateInto(slot(e.fn.get(), e.inputNr), std::move(g));
       }
       if (--dependencies[e.fn.get()] == 0) ready.push(e.fn.get());
     }

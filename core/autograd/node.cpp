@@ -52,6 +52,7 @@ void SavedTensor::reset() {
 Edge gradientEdge(const Tensor& t) {
   if (!t.defined() || !t.requiresGrad()) return {};
   if (t.gradFn()) return {t.gradFn(), t.outputNr()};
+  if (!t.impl()->requiresGrad) return {};  // a view made in no_grad mode: no grad accumulator
   auto acc = t.impl()->gradAccumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

@@ -1,8 +1,10 @@
-// torch.cat (aten/src/ATen/native/TensorShape.cpp). CatBackward0 saves only sizes: its backward
-// hands each input a narrow() view of the gradient, allocating nothing.
+// torch.cat (aten/src/ATen/native/TensorShape.cpp). CatBackward0 saves only sizes and dtypes: its
+// backward hands each input a narrow() view of the gradient, allocating nothing (a copy only for
+// an input whose dtype was promoted, as the engine's validate_outputs casts it).
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/pointwise.h"
 #include "core/ops/shape_rules.h"
 
 #include <stdexcept>
@@ -13,14 +15,17 @@ namespace {
 
 class CatBackward final : public Node {
  public:
-  CatBackward(int64_t dim, std::vector<int64_t> lengths)
-      : dim_(dim), lengths_(std::move(lengths)) {}
+  CatBackward(int64_t dim, std::vector<int64_t> lengths, std::vector<DType> dtypes)
+      : dim_(dim), lengths_(std::move(lengths)), dtypes_(std::move(dtypes)) {}
   std::string name() const override { return "CatBackward0"; }
   TensorList apply(TensorList&& g) override {
     TensorList out(lengths_.size());
     int64_t start = 0;
     for (size_t i = 0; i < lengths_.size(); ++i) {
-      if (needsInputGrad(i)) out[i] = narrow(g[0], dim_, start, lengths_[i]);
+      if (needsInputGrad(i)) {
+        const Tensor part = narrow(g[0], dim_, start, lengths_[i]);
+        out[i] = part.dtype() == dtypes_[i] ? part : toDType(part, dtypes_[i]);
+      }
       start += lengths_[i];
     }
     return out;
@@ -29,6 +34,7 @@ class CatBackward final : public Node {
  private:
   int64_t dim_;
   std::vector<int64_t> lengths_;
+  std::vector<DType> dtypes_;
 };
 
 }  // namespace
@@ -45,6 +51,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   outSizes[dim] = 0;
   std::vector<int64_t> lengths;
   lengths.reserve(tensors.size());
+  std::vector<DType> dtypes;
+  DType dtype = first.dtype();
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (t.dim() != nd)
@@ -55,10 +63,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
           std::string("Expected all tensors to be on the same device, but found at least two "
                       "devices, ") +
           (first.device() ? "cuda:0" : "cpu") + " and " + (t.device() ? "cuda:0" : "cpu") + "!");
-    if (t.dtype() != first.dtype())  // PyTorch promotes; the engine's cat copies one dtype
-      throw std::invalid_argument("torch.cat(): tensor at position " + std::to_string(i) +
-                                  " has dtype " + std::string(dtypeName(t.dtype())) +
-                                  ", the first has " + std::string(dtypeName(first.dtype())));
+    dtype = promoteTypes(dtype, t.dtype());  // at::native::result_type(tensors)
+    dtypes.push_back(t.dtype());
     for (int64_t d = 0; d < nd; ++d)
       if (d != dim && t.size(d) != first.size(d))
         throw std::invalid_argument("Sizes of tensors must match except in dimension " +
@@ -70,7 +76,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     lengths.push_back(t.size(dim));
   }
   OpScope op(first.device(), "cat");
-  Tensor out = empty(outSizes, first.dtype(), first.storage().devicePtr(), "cat output");
+  Tensor out = empty(outSizes, dtype, first.storage().devicePtr(), "cat output");
   if (out.hasData()) {
     NoGradGuard noGrad;
     int64_t start = 0;
@@ -80,7 +86,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
   }
   if (anyRequiresGrad(tensors)) {
-    auto node = std::make_shared<CatBackward>(dim, std::move(lengths));
+    auto node = std::make_shared<CatBackward>(dim, std::move(lengths), std::move(dtypes));
     for (const Tensor& t : tensors) node->nextEdges.push_back(gradientEdge(t));
     setHistory(out, node);
   }

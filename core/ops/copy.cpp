@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 #include "core/ops/strided_loop.h"
 
 #include <cstring>
@@ -110,9 +111,17 @@ void copyInto(const Tensor& dst, const Tensor& src) {
                      });
 }
 
-Tensor clone(const Tensor& t) {
+Tensor clone(const Tensor& t, MemoryFormat format) {
   OpScope op(t.device(), "clone");
   Tensor out = empty(t.sizes(), t.dtype(), t.storage().devicePtr(), "clone of " + t.label());
+  if (format == MemoryFormat::Preserve && !t.isContiguous()) {
+    // at::empty_strided(sizes, strides) when t is non-overlapping and dense, else empty_like's
+    // infer_dense_strides: the same t.numel() elements, laid out in t's dim order.
+    const Shape strides = isNonOverlappingAndDense(t.sizes(), t.strides())
+                              ? t.strides()
+                              : denseStridesLike(t.sizes(), {t.strides()});
+    out = makeView(out, t.sizes(), strides, 0);
+  }
   copyInto(out, t);
   if (anyRequiresGrad({&t})) {
     auto node = std::make_shared<CloneBackward>();
@@ -123,7 +132,7 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor contiguous(const Tensor& t) {
-  return t.isContiguous() ? t : clone(t);
+  return t.isContiguous() ? t : clone(t, MemoryFormat::Contiguous);
 }
 
 Tensor toDevice(const Tensor& t, const DevicePtr& device, const std::string& label) {

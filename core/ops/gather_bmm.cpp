@@ -26,7 +26,7 @@ struct Groups {
 };
 
 Groups groupByIndex(const Tensor& q, int64_t M) {
-  const Tensor qc = q.isContiguous() ? q : clone(q);
+  const Tensor qc = q.isContiguous() ? q : clone(q, MemoryFormat::Contiguous);
   const auto* p = qc.data<int64_t>();
   const int64_t N = qc.numel();
   Groups g;
@@ -238,7 +238,7 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
   const int64_t M = c.size(0);
   if (q.hasData()) {
     const Tensor qh = hostReadable(q, "q on the host");
-    const Tensor qc = qh.isContiguous() ? qh : clone(qh);
+    const Tensor qc = qh.isContiguous() ? qh : clone(qh, MemoryFormat::Contiguous);
     for (int64_t n = 0; n < qc.numel(); ++n) {
       const int64_t v = qc.data<int64_t>()[n];
       if (v < 0 || v >= M)

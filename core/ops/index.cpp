@@ -3,9 +3,11 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/shape_rules.h"
 #include "core/ops/strided_loop.h"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -17,7 +19,7 @@ namespace {
 void checkBounds(const Tensor& indices, int64_t size) {
   if (!indices.hasData()) return;
   const Tensor host = hostReadable(indices, "index on the host");
-  const Tensor idx = host.isContiguous() ? host : clone(host);
+  const Tensor idx = host.isContiguous() ? host : clone(host, MemoryFormat::Contiguous);
   const auto* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     if (p[i] < -size || p[i] >= size)
@@ -41,7 +43,7 @@ int64_t rowElements(const Tensor& t) {
 /// Calls fn(i, row) for each position i of the flattened index with its (wrapped) row.
 template <typename F>
 void forEachIndex(const Tensor& indices, int64_t size, F&& fn) {
-  const Tensor idx = indices.isContiguous() ? indices : clone(indices);
+  const Tensor idx = indices.isContiguous() ? indices : clone(indices, MemoryFormat::Contiguous);
   const auto* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i) fn(i, p[i] < 0 ? p[i] + size : p[i]);
 }
@@ -50,7 +52,8 @@ void forEachIndex(const Tensor& indices, int64_t size, F&& fn) {
 void scatterAddRows(const Tensor& out, const Tensor& indices, const Tensor& g) {
   if (!out.hasData() || g.numel() == 0) return;
   if (ComputeBackend* be = out.compute()) {
-    be->indexAddRows(out, indices.isContiguous() ? indices : clone(indices), g);
+    be->indexAddRows(
+        out, indices.isContiguous() ? indices : clone(indices, MemoryFormat::Contiguous), g);
     return;
   }
   const int64_t rows = out.size(0);
@@ -70,7 +73,8 @@ void scatterAddRows(const Tensor& out, const Tensor& indices, const Tensor& g) {
 /// out[i] = t[indices[i]] on the host: one memcpy per row when t's rows are dense.
 void gatherRows(const Tensor& out, const Tensor& t, const Tensor& indices) {
   const int64_t rows = t.size(0);
-  const bool rowsContiguous = t.dim() == 1 || select(t, 0, 0).isContiguous();
+  const bool rowsContiguous =
+      out.isContiguous() && (t.dim() == 1 || select(t, 0, 0).isContiguous());
   const int64_t inner = rowElements(t);
   const int64_t es = t.elementSize();
   char* dst = static_cast<char*>(out.dataPtr());
@@ -82,11 +86,17 @@ void gatherRows(const Tensor& out, const Tensor& t, const Tensor& indices) {
     });
     return;
   }
-  Shape flat{indices.numel()};
-  flat.insert(flat.end(), t.sizes().begin() + 1, t.sizes().end());
-  const Tensor outRows = view(out, flat);
-  forEachIndex(indices, rows,
-               [&](int64_t i, int64_t r) { copyInto(select(outRows, 0, i), select(t, 0, r)); });
+  // out's first dims are the index's, in any layout: select position i of them row-major.
+  const Shape idxSizes = indices.sizes();
+  forEachIndex(indices, rows, [&](int64_t i, int64_t r) {
+    Tensor o = out;
+    int64_t block = indices.numel();
+    for (int64_t size : idxSizes) {
+      block /= size;
+      o = select(o, 0, (i / block) % size);
+    }
+    copyInto(o, select(t, 0, r));
+  });
 }
 
 class IndexBackward final : public Node {
@@ -382,7 +392,10 @@ void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values)
     copyInto(makeView(t, sizes, strides, offsets[i]), select(expanded, 0, static_cast<int64_t>(i)));
 }
 
-Tensor index(const Tensor& t, const Tensor& indices) {
+namespace {
+
+/// index(t, indices), its output laid out with `outStrides` when given (a host tensor only).
+Tensor indexWithLayout(const Tensor& t, const Tensor& indices, const Shape* outStrides) {
   if (indices.dtype() != DType::Int64)
     throw std::invalid_argument("tensors used as indices must be long, byte or bool tensors");
   if (indices.dim() == 0) {
@@ -403,10 +416,12 @@ Tensor index(const Tensor& t, const Tensor& indices) {
   Shape outSizes = indices.sizes();
   outSizes.insert(outSizes.end(), t.sizes().begin() + 1, t.sizes().end());
   Tensor out = empty(outSizes, t.dtype(), t.storage().devicePtr(), "indexed copy");
+  if (outStrides && !t.compute()) out = makeView(out, outSizes, *outStrides, 0);
   if (out.hasData() && indices.hasData() && out.numel() > 0) {
     NoGradGuard noGrad;  // the gather itself builds no graph
     if (ComputeBackend* be = out.compute())
-      be->indexRows(out, t, onDevice.isContiguous() ? onDevice : clone(onDevice));
+      be->indexRows(out, t,
+                    onDevice.isContiguous() ? onDevice : clone(onDevice, MemoryFormat::Contiguous));
     else
       gatherRows(out, t, indices);
   }
@@ -416,6 +431,55 @@ Tensor index(const Tensor& t, const Tensor& indices) {
     setHistory(out, node);
   }
   return out;
+}
+
+/// t indexed at `dim` as a gather along dim 0 between two permutes (so the graph is
+/// PermuteBackward0, IndexBackward0, PermuteBackward0), the result laid out with `strides`
+/// when given.
+Tensor permuteIndexed(const Tensor& t, int64_t dim, const Tensor& indices, const Shape* strides) {
+  if (dim == 0) return indexWithLayout(t, indices, strides);
+  std::vector<int64_t> toFront{dim};
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i != dim) toFront.push_back(i);
+  const int64_t k = indices.dim();
+  std::vector<int64_t> order;  // gathered [index dims, before, after] -> [before, index, after]
+  for (int64_t i = 0; i < dim; ++i) order.push_back(k + i);
+  for (int64_t i = 0; i < k; ++i) order.push_back(i);
+  for (int64_t i = k + dim; i < t.dim() - 1 + k; ++i) order.push_back(i);
+  std::optional<Shape> gatheredStrides;
+  if (strides) {
+    gatheredStrides.emplace(strides->size());
+    for (size_t f = 0; f < order.size(); ++f) (*gatheredStrides)[order[f]] = (*strides)[f];
+  }
+  const Tensor gathered =
+      indexWithLayout(permute(t, toFront), indices, gatheredStrides ? &*gatheredStrides : nullptr);
+  return permute(gathered, order);
+}
+
+}  // namespace
+
+Tensor index(const Tensor& t, const Tensor& indices) {
+  return indexWithLayout(t, indices, nullptr);
+}
+
+Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices) {
+  if (t.dim() == 0) throw std::out_of_range("too many indices for tensor of dimension 0");
+  dim = wrapDim(dim, t.dim());
+  if (dim == 0 || indices.dim() == 0 || indices.dtype() != DType::Int64)
+    return permuteIndexed(t, dim, indices, nullptr);
+  // PyTorch's output: t's dims before `dim`, the index's dims, t's dims after, laid out as
+  // TensorIterator orders the restrided operands: t with stride 0 on the index dims, the index
+  // with stride 0 on the others (TensorAdvancedIndexing.cpp: make_info, restride_src).
+  const int64_t k = indices.dim();
+  Shape sizes(t.sizes().begin(), t.sizes().begin() + dim);
+  sizes.insert(sizes.end(), indices.sizes().begin(), indices.sizes().end());
+  sizes.insert(sizes.end(), t.sizes().begin() + dim + 1, t.sizes().end());
+  Shape srcStrides(sizes.size(), 0), idxStrides(sizes.size(), 0);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i != dim) srcStrides[i < dim ? i : i + k - 1] = t.stride(i);
+  for (int64_t i = 0; i < k; ++i) idxStrides[dim + i] = indices.stride(i);
+  const Shape strides = denseStridesLike(sizes, {srcStrides, idxStrides});
+  return permuteIndexed(t, dim, indices, &strides);
 }
 
 }  // namespace matmulviz

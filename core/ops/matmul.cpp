@@ -26,7 +26,7 @@ Tensor blasReady(const Tensor& t) {
   if (detail::blasCompatible(t.size(d - 2), t.size(d - 1), t.stride(d - 2), t.stride(d - 1)))
     return t;
   NoGradGuard noGrad;
-  return clone(t);
+  return clone(t, MemoryFormat::Contiguous);
 }
 
 /// The product for [B, n, m] @ [B, m, p] into a new tensor.
@@ -73,6 +73,34 @@ class MatProductBackward final : public Node {
  private:
   bool batched_;
   SavedTensor self_, mat2_;
+};
+
+/// DotBackward0 (derivatives.yaml: dot: self: grad * tensor, tensor: grad * self): saves tensor
+/// iff self requires grad and self iff tensor does.
+class DotBackward final : public Node {
+ public:
+  DotBackward(const Tensor& self, const Tensor& tensor, bool needSelf, bool needTensor) {
+    if (needSelf) tensor_ = SavedTensor(tensor, savedWhy("tensor", "DotBackward0", self));
+    if (needTensor) self_ = SavedTensor(self, savedWhy("self", "DotBackward0", tensor));
+  }
+  std::string name() const override { return "DotBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    TensorList out(2);
+    if (!g[0].defined()) return out;
+    if (needsInputGrad(0)) out[0] = mul(g[0], tensor_.get());
+    if (needsInputGrad(1)) out[1] = mul(g[0], self_.get());
+    return out;
+  }
+  void releaseSaved() override {
+    self_.reset();
+    tensor_.reset();
+  }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    return {{"self", self_.get()}, {"tensor", tensor_.get()}};
+  }
+
+ private:
+  SavedTensor self_, tensor_;
 };
 
 Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor& mat2) {
@@ -132,6 +160,24 @@ bool shouldFold(const Tensor& t1, const Tensor& t2) {
   return true;
 }
 
+/// at::dot of two 1-d tensors of the same size: a 0-dim result, DotBackward0.
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  checkSameDTypeAndDevice(self, tensor, "dot");
+  Tensor out3;
+  {
+    NoGradGuard noGrad;
+    out3 = product3d(view(self, {1, 1, self.size(0)}), view(tensor, {1, tensor.size(0), 1}), "dot");
+  }
+  Tensor out = makeView(out3, {}, {}, 0);
+  if (anyRequiresGrad({&self, &tensor})) {
+    auto node =
+        std::make_shared<DotBackward>(self, tensor, self.requiresGrad(), tensor.requiresGrad());
+    node->nextEdges = {gradientEdge(self), gradientEdge(tensor)};
+    setHistory(out, node);
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
@@ -182,9 +228,10 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
   if (d1 == 2 && d2 == 1 && t1.size(1) != t2.size(0))
     throw std::invalid_argument("size mismatch, got " + std::to_string(t1.size(0)) + ", " +
                                 dims(t1) + "," + dims(t2));
-  if (d1 == 1 && d2 == 1) return view(mm(unsqueeze(t1, 0), unsqueeze(t2, 1)), {});  // dot
-  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);              // mv
-  if (d1 == 1 && d2 == 2) return squeeze(mm(unsqueeze(t1, 0), t2), 0);
+  if (d1 == 1 && d2 == 1) return dot(t1, t2);
+  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);  // mv
+  // PyTorch 1.13: tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)
+  if (d1 == 1 && d2 == 2) return squeezeResult(mm(unsqueeze(t1, 0), t2), 0);
   if (d1 == 2 && d2 == 2) return mm(t1, t2);
 
   if (shouldFold(t1, t2)) {

@@ -23,20 +23,48 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index);
 /// t.view(sizes) (one size may be -1). Throws when the strides do not allow a view, with
 /// PyTorch's message ("view size is not compatible with input tensor's size and stride...").
 Tensor view(const Tensor& t, Shape sizes);
-/// t.reshape(sizes): a view when the strides allow it, else a contiguous copy then a view.
+/// t.reshape(sizes) as PyTorch 1.13's (TensorShape.cpp: reshape_symint): a view when the strides
+/// allow it (at::_reshape_alias, node ReshapeAliasBackward0), else a contiguous clone then
+/// at::_unsafe_view (CloneBackward0, then UnsafeViewBackward0).
 Tensor reshape(const Tensor& t, Shape sizes);
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
 /// t.expand(sizes): broadcasts size-1 dims with stride 0; -1 keeps a size.
 Tensor expand(const Tensor& t, Shape sizes);
 Tensor unsqueeze(const Tensor& t, int64_t dim);
+/// t.squeeze(dim): a new view, without `dim` when its size is 1, else of the same geometry
+/// (TensorShape.cpp: squeeze returns self.as_strided(...) either way). SqueezeBackward1.
 Tensor squeeze(const Tensor& t, int64_t dim);
+/// t.squeeze(): one view without every size-1 dim. SqueezeBackward0 (derivatives.yaml's
+/// squeeze(Tensor self)).
+Tensor squeeze(const Tensor& t);
+/// at::squeeze_(t, dim) on a result nothing else refers to (matmul's 1-d @ 2-d:
+/// `tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)` in LinearAlgebra.cpp): the view of
+/// squeeze(t, dim), its node named SqueezeBackward3 (derivatives.yaml's squeeze_.dim).
+Tensor squeezeResult(const Tensor& t, int64_t dim);
+/// t.t() (at::t): a <= 2-d tensor with its dims reversed, a view. TBackward0. Throws
+/// std::invalid_argument "t() expects a tensor with <= 2 dimensions, but self is 3D".
+Tensor tMatrix(const Tensor& t);
+/// t.split(size, dim) (TensorShape.cpp: split): views of `size` along dim, the last one shorter,
+/// all outputs (output_nr 0..n-1) of one SplitBackward0 node; at least one piece.
+std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim);
+/// t.split([sizes], dim) (split_with_sizes): one SplitWithSizesBackward0 node.
+std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim);
+/// t.chunk(chunks, dim) (TensorShape.cpp: chunk): split by ceil(size / chunks), or
+/// split_with_sizes of zeros for an empty dim.
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
 
 // ---- copies ----
+/// c10::MemoryFormat, the two the engine knows (no channels-last).
+enum class MemoryFormat { Preserve, Contiguous };
 /// t itself when contiguous, else a contiguous copy (CloneBackward0).
 Tensor contiguous(const Tensor& t);
-/// A contiguous copy (torch.clone).
-Tensor clone(const Tensor& t);
+/// A copy (torch.clone, CloneBackward0). MemoryFormat::Preserve (PyTorch's default,
+/// TensorFactories.cpp: clone) keeps t's strides when t is non-overlapping and dense (a
+/// transposed or permuted contiguous tensor), else takes dense strides in t's dim order
+/// (empty_like: infer_dense_strides; contiguous for a contiguous-ordered t such as a slice);
+/// Contiguous is always contiguous. Allocates t.numel() elements either way.
+Tensor clone(const Tensor& t, MemoryFormat format = MemoryFormat::Preserve);
 /// dst[...] = src[...] (same shape; dtype converted). Not differentiable (in-place, no graph).
 void copyInto(const Tensor& dst, const Tensor& src);
 /// Moves a tensor to a device (host when null): torch.Tensor.to(device). Differentiable.
@@ -81,12 +109,20 @@ Tensor indexWithMask(const Tensor& t, const Tensor& mask);
 /// result of shape [3]"); the mask is then expanded with nonzero as in indexWithMask. Mask checks
 /// as indexWithMask's. Throws std::invalid_argument on a device with its own memory.
 void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values);
+/// t[:, ..., indices] with one int64 index tensor at `dim` (>= 1 dim): the dims of t before
+/// `dim`, the index's, then t's after it, laid out as PyTorch's index kernel (TensorIterator)
+/// lays out its output (aten/src/ATen/native/TensorAdvancedIndexing.cpp): for a contiguous t
+/// and index, contiguous. index(t, indices) for dim 0 or a 0-dim index. On a device with its own
+/// compute backend the gather's output is contiguous in [index dims, other dims] order.
+Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);
 /// a += b in place (same shape, no autograd: used for gradient accumulation).
 void addInPlace(const Tensor& a, const Tensor& b);
-/// Sum of all elements (0-dim result); int64 for an int64 or bool tensor (exact), as PyTorch.
+/// Sum of all elements (0-dim result): float dtypes keep theirs (accumulated in float64,
+/// rounded once); an int64 or bool tensor sums exactly to int64 (ReduceOps.cpp: integral inputs
+/// give int64).
 Tensor sum(const Tensor& t);
 /// Sums `t` down to `sizes` over broadcast dims (at::sum_to); an int64 or bool `t` into a new
 /// int64 tensor (also when the sizes are t's).
@@ -101,7 +137,9 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 /// should_fold() says so, else broadcast batch dims, expand + reshape to 3-d and bmm.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
-/// torch.cat(tensors, dim): one new tensor; CatBackward0 saves no tensors, only sizes.
+/// torch.cat(tensors, dim): one new tensor of the promoted dtype (at::native::result_type:
+/// float16 with float32 gives float32, int64 with float32 float32); CatBackward0 saves no
+/// tensors, only sizes (and dtypes, to cast each input's gradient back).
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 
 /// The fused gathered batched matmul: out[n] = a[n] @ c[q[n]], a [N, I, J], c [M, J, K],

@@ -1,6 +1,7 @@
 // Reductions: sum (all elements) and sumTo (the backward of broadcasting).
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/pointwise_kernels.h"
 #include "core/ops/strided_loop.h"
 
 #include <stdexcept>
@@ -95,8 +96,24 @@ Tensor sum(const Tensor& t) {
     return out;  // integral: never requires grad
   }
   OpScope op(t.device(), "sum");
-  Tensor out = zeros({}, t.dtype(), t.storage().devicePtr(), "sum");
-  if (ComputeBackend* be = t.compute()) {
+  // An integral input sums to int64 (ReduceOps.cpp: sum -> get_dtype_from_self, promoting
+  // integers); a float one keeps its dtype.
+  const bool integral = !isFloating(t.dtype());
+  Tensor out = zeros({}, integral ? DType::Int64 : t.dtype(), t.storage().devicePtr(), "sum");
+  if (integral && t.hasData()) {
+    detail::requireHostCompute(t, "sum of an integer tensor");
+    int64_t acc = 0;
+    const void* pt = t.dataPtr();
+    const bool i64 = t.dtype() == DType::Int64;
+    detail::forEachRun(t.sizes(), t.strides(), t.strides(),
+                       [&](int64_t o, int64_t, int64_t n, int64_t s, int64_t) {
+                         for (int64_t i = 0; i < n; ++i)
+                           acc +=
+                               i64 ? detail::I64::load(pt, o + i * s)
+                                   : static_cast<int64_t>(loadAsDouble(pt, t.dtype(), o + i * s));
+                       });
+    detail::I64::store(out.dataPtr(), 0, acc);
+  } else if (ComputeBackend* be = t.compute()) {
     be->sumInto(out, Shape(static_cast<size_t>(t.dim()), 0), t);
   } else if (t.hasData()) {
     detail::dispatchFloating(t.dtype(), [&](auto tag) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace matmulviz {
 
@@ -38,6 +39,67 @@ inline Shape broadcastShapes(const Shape& a, const Shape& b) {
     out[i] = da == 1 ? db : da;
   }
   return out;
+}
+
+/// Dense strides for `sizes` that keep the memory order of the operands' dims, as TensorIterator
+/// lays out a new output (aten/src/ATen/TensorIterator.cpp: reorder_dimensions, then
+/// allocate_or_resize_outputs) and at::infer_dense_strides (ATen/TensorUtils.cpp) for one
+/// operand: dims sorted innermost-first by stride, the first operand with non-zero strides in
+/// both dims deciding (a smaller size first on a tie), a comparison no operand decides leaving
+/// the dims in place; contiguous strides when nothing reorders.
+inline Shape denseStridesLike(const Shape& sizes, const std::vector<Shape>& operandStrides) {
+  const size_t n = sizes.size();
+  std::vector<size_t> perm(n);  // perm[0] is the innermost dim
+  for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto shouldSwap = [&](size_t d0, size_t d1) {
+    for (const Shape& st : operandStrides) {
+      const int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 != s1) return s0 < s1 ? -1 : 1;
+      if (sizes[d0] > sizes[d1]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < n; ++i) {  // insertion sort that tolerates undecided comparisons
+    size_t d1 = i;
+    for (size_t j = 1; j <= i; ++j) {
+      const size_t d0 = i - j;
+      const int c = shouldSwap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Shape strides(n);
+  int64_t next = 1;
+  for (size_t i = 0; i < n; ++i) {
+    strides[perm[i]] = next;
+    if (sizes[perm[i]] > 1) next *= sizes[perm[i]];
+  }
+  return strides;
+}
+
+/// Whether the elements of (sizes, strides) fill a block of numel elements with no gaps and no
+/// element twice (c10::TensorImpl::compute_non_overlapping_and_dense).
+inline bool isNonOverlappingAndDense(const Shape& sizes, const Shape& strides) {
+  if (sizes.size() == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<size_t> perm(sizes.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t required = 1;
+  for (size_t d : perm) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != required) return false;
+    required *= sizes[d];
+  }
+  return true;
 }
 
 }  // namespace matmulviz

@@ -55,7 +55,8 @@ Tensor sumDims(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) 
     NoGradGuard noGrad;
     OpScope op(t.device(), "sum");
     // An int64 or bool input sums into a new int64 tensor also when nothing is reduced.
-    kept = keptSizes == t.sizes() && isFloating(t.dtype()) ? clone(t) : sumTo(t, keptSizes);
+    kept = keptSizes == t.sizes() && isFloating(t.dtype()) ? clone(t, MemoryFormat::Contiguous)
+                                                           : sumTo(t, keptSizes);
   }
   Tensor out = makeView(kept, outSizes, contiguousStrides(outSizes), 0);
   if (anyRequiresGrad({&t})) {

@@ -81,13 +81,53 @@ class ExpandBackward final : public Node {
   Shape inputSizes_;
 };
 
+/// Records `node` for the view `out` of `input`; in no_grad mode, a view of a tensor that
+/// requires grad still requires grad (TensorImpl::requiresGradViaBase).
 Tensor withHistory(Tensor out, const Tensor& input, std::shared_ptr<Node> node) {
   if (anyRequiresGrad({&input})) {
     node->nextEdges = {gradientEdge(input)};
     setHistory(out, node);
+  } else if (input.requiresGrad()) {
+    out.impl()->requiresGradViaBase = true;
   }
   return out;
 }
+
+/// SplitBackward0 and SplitWithSizesBackward0 (FunctionsManual.cpp: split_with_sizes_backward):
+/// one node for all the pieces; an undefined piece gradient becomes zeros, then all are cat.
+class SplitBackward final : public Node {
+ public:
+  SplitBackward(std::string name, Shape inputSizes, std::vector<int64_t> lengths, int64_t dim)
+      : name_(std::move(name)),
+        inputSizes_(std::move(inputSizes)),
+        lengths_(std::move(lengths)),
+        dim_(dim) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& g) override {
+    const Tensor* some = nullptr;
+    for (const Tensor& x : g)
+      if (x.defined()) some = &x;
+    if (!some) return {Tensor()};
+    TensorList parts(lengths_.size());
+    for (size_t i = 0; i < lengths_.size(); ++i) {
+      if (i < g.size() && g[i].defined()) {
+        parts[i] = g[i];
+        continue;
+      }
+      Shape sizes = inputSizes_;
+      sizes[dim_] = lengths_[i];
+      parts[i] =
+          zeros(sizes, some->dtype(), some->storage().devicePtr(), "grad of split output (zeros)");
+    }
+    return {cat(parts, dim_)};
+  }
+
+ private:
+  std::string name_;
+  Shape inputSizes_;
+  std::vector<int64_t> lengths_;
+  int64_t dim_;
+};
 
 /// at::infer_size: resolves one -1 and checks the element count.
 Shape inferSize(Shape sizes, int64_t numel) {
@@ -143,6 +183,28 @@ std::optional<Shape> computeStride(const Shape& oldShape, const Shape& oldStride
   }
   if (viewD != -1) return std::nullopt;
   return newStride;
+}
+
+/// The pieces of a split along `dim` (views), outputs 0..n-1 of one node named `name`.
+std::vector<Tensor> splitPieces(const Tensor& t, const std::vector<int64_t>& lengths, int64_t dim,
+                                const std::string& name) {
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t len : lengths) {
+    Shape sizes = t.sizes();
+    sizes[dim] = len;
+    pieces.push_back(makeView(t, sizes, t.strides(), t.storageOffset() + start * t.stride(dim)));
+    start += len;
+  }
+  if (anyRequiresGrad({&t})) {
+    auto node = std::make_shared<SplitBackward>(name, t.sizes(), lengths, dim);
+    node->nextEdges = {gradientEdge(t)};
+    for (size_t i = 0; i < pieces.size(); ++i)
+      setHistory(pieces[i], node, static_cast<uint32_t>(i));
+  } else if (t.requiresGrad()) {
+    for (Tensor& p : pieces) p.impl()->requiresGradViaBase = true;
+  }
+  return pieces;
 }
 
 }  // namespace
@@ -209,8 +271,12 @@ Tensor view(const Tensor& t, Shape sizes) {
 
 Tensor reshape(const Tensor& t, Shape sizes) {
   sizes = inferSize(std::move(sizes), t.numel());
-  if (computeStride(t.sizes(), t.strides(), sizes)) return view(t, sizes);
-  return view(clone(t), sizes);  // _reshape_copy: a contiguous copy, then a view of it
+  if (auto strides = computeStride(t.sizes(), t.strides(), sizes)) {
+    Tensor out = makeView(t, sizes, *strides, t.storageOffset());  // at::_reshape_alias
+    return withHistory(out, t,
+                       std::make_shared<ReshapeBackward>("ReshapeAliasBackward0", t.sizes()));
+  }
+  return unsafeView(clone(t, MemoryFormat::Contiguous), sizes);
 }
 
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
@@ -295,15 +361,112 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   return withHistory(out, t, std::make_shared<ReshapeBackward>("UnsqueezeBackward0", t.sizes()));
 }
 
-Tensor squeeze(const Tensor& t, int64_t dim) {
-  if (t.dim() == 0) return t;
-  dim = wrapDim(dim, t.dim());
-  if (t.size(dim) != 1) return t;
+namespace {
+
+/// The view of squeeze(dim): `t`'s geometry without `dim` when its size is 1, else the same
+/// geometry (at::squeeze returns self.as_strided(sizes, strides), a new view, either way).
+Tensor squeezedView(const Tensor& t, int64_t dim) {
   Shape sizes = t.sizes(), strides = t.strides();
-  sizes.erase(sizes.begin() + dim);
-  strides.erase(strides.begin() + dim);
+  if (t.dim() > 0) {
+    dim = wrapDim(dim, t.dim());
+    if (t.size(dim) == 1) {
+      sizes.erase(sizes.begin() + dim);
+      strides.erase(strides.begin() + dim);
+    }
+  } else {
+    wrapDim(dim, 1);  // a 0-dim tensor takes dim 0 or -1
+  }
+  return makeView(t, sizes, strides, t.storageOffset());
+}
+
+}  // namespace
+
+Tensor squeeze(const Tensor& t, int64_t dim) {
+  return withHistory(squeezedView(t, dim), t,
+                     std::make_shared<ReshapeBackward>("SqueezeBackward1", t.sizes()));
+}
+
+Tensor squeezeResult(const Tensor& t, int64_t dim) {
+  return withHistory(squeezedView(t, dim), t,
+                     std::make_shared<ReshapeBackward>("SqueezeBackward3", t.sizes()));
+}
+
+Tensor squeeze(const Tensor& t) {
+  Shape sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) == 1) continue;
+    sizes.push_back(t.size(d));
+    strides.push_back(t.stride(d));
+  }
   Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ReshapeBackward>("SqueezeBackward1", t.sizes()));
+  return withHistory(out, t, std::make_shared<ReshapeBackward>("SqueezeBackward0", t.sizes()));
+}
+
+Tensor tMatrix(const Tensor& t) {
+  if (t.dim() > 2)
+    throw std::invalid_argument("t() expects a tensor with <= 2 dimensions, but self is " +
+                                std::to_string(t.dim()) + "D");
+  const int64_t last = std::max<int64_t>(t.dim() - 1, 0);
+  Shape sizes(t.sizes().rbegin(), t.sizes().rend());
+  Shape strides(t.strides().rbegin(), t.strides().rend());
+  Tensor out = makeView(t, sizes, strides, t.storageOffset());
+  std::vector<int64_t> dims{last, 0};
+  dims.resize(static_cast<size_t>(t.dim()));
+  return withHistory(out, t, std::make_shared<PermuteBackward>("TBackward0", dims));
+}
+
+std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes,
+                                   int64_t dim) {
+  if (t.dim() == 0) throw std::out_of_range("split expects at least a 1-dimensional tensor");
+  dim = wrapDim(dim, t.dim());
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      throw std::invalid_argument(
+          "split_with_sizes expects split_sizes have only non-negative entries, but got "
+          "split_sizes=" +
+          shapeToString(sizes));
+    total += s;
+  }
+  if (total != t.size(dim))
+    throw std::invalid_argument("split_with_sizes expects split_sizes to sum exactly to " +
+                                std::to_string(t.size(dim)) +
+                                " (input tensor's size at dimension " + std::to_string(dim) +
+                                "), but got split_sizes=" + shapeToString(sizes));
+  return splitPieces(t, sizes, dim, "SplitWithSizesBackward0");
+}
+
+std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim) {
+  if (t.dim() == 0) throw std::out_of_range("split expects at least a 1-dimensional tensor");
+  dim = wrapDim(dim, t.dim());
+  if (size < 0)
+    throw std::invalid_argument("split expects split_size be non-negative, but got split_size=" +
+                                std::to_string(size));
+  const int64_t n = t.size(dim);
+  if (size == 0 && n != 0)
+    throw std::invalid_argument(
+        "split_size can only be 0 if dimension size is 0, but got "
+        "dimension size of " +
+        std::to_string(n));
+  const int64_t pieces = size == 0 ? 1 : std::max<int64_t>((n + size - 1) / size, 1);
+  std::vector<int64_t> lengths(static_cast<size_t>(pieces), size);
+  lengths.back() = size - (size * pieces - n);
+  return splitPieces(t, lengths, dim, "SplitBackward0");
+}
+
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  if (chunks <= 0)
+    throw std::invalid_argument("chunk expects `chunks` to be greater than 0, got: " +
+                                std::to_string(chunks));
+  if (t.dim() == 0) throw std::out_of_range("chunk expects at least a 1-dimensional tensor");
+  dim = wrapDim(dim, t.dim());
+  const int64_t n = t.size(dim);
+  const int64_t size = (n + chunks - 1) / chunks;
+  if (size == 0 && n == 0) {
+    std::vector<int64_t> sizes(static_cast<size_t>(chunks), 0);
+    return splitWithSizes(t, sizes, dim);
+  }
+  return split(t, size, dim);
 }
 
 }  // namespace matmulviz

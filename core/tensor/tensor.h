@@ -24,6 +24,11 @@ struct TensorImpl {
   int64_t storageOffset = 0;
   DType dtype = DType::Float32;
   bool requiresGrad = false;
+  /// A view made in no_grad mode of a tensor that requires grad: PyTorch's view keeps its base
+  /// (DifferentiableViewMeta, CreationMeta::NO_GRAD_MODE) and requires_grad() is
+  /// `requires_grad_ || grad_fn_ || base_.requires_grad()` (torch/csrc/autograd/variable.h), but
+  /// it has no grad_fn and no gradient accumulator: no gradient flows to it.
+  bool requiresGradViaBase = false;
   std::shared_ptr<Node> gradFn;  ///< null for leaves
   uint32_t outputNr = 0;
   std::shared_ptr<TensorImpl> grad;     ///< .grad of a leaf
@@ -68,7 +73,7 @@ class Tensor {
     return static_cast<T*>(dataPtr());
   }
 
-  bool requiresGrad() const { return impl_->requiresGrad; }
+  bool requiresGrad() const { return impl_->requiresGrad || impl_->requiresGradViaBase; }
   /// Makes a leaf require grad (torch.Tensor.requires_grad_). Throws for non-leaves.
   Tensor& setRequiresGrad(bool on);
   bool isLeaf() const { return impl_->gradFn == nullptr; }

@@ -197,28 +197,16 @@ Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
   return permute(gathered, order);
 }
 
-/// One integer tensor at result dim `d`: t[..., idx, ...] = index along d (a copy whose dims are
-/// those before d, the index's, then those after d, as PyTorch places them).
+/// One integer tensor at result dim `d`: t[..., idx, ...] (a copy whose dims are those before
+/// d, the index's, then those after d, laid out as PyTorch lays them out: core's indexDim).
 Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   if (adv.empty()) return t;
   if (adv.size() > 1) throw NotSupported("indexing with more than one integer tensor");
-  const int64_t d = adv[0].dim;
   const Tensor& idx = adv[0].indices;
-  if (idx.dtype() == DType::Bool) return applyMask(t, d, idx);
+  if (idx.dtype() == DType::Bool) return applyMask(t, adv[0].dim, idx);
   if (idx.dtype() != DType::Int64)
     throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
-  if (d == 0) return index(t, idx);
-  std::vector<int64_t> toFront{d};
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (i != d) toFront.push_back(i);
-  const Tensor gathered = index(permute(t, toFront), idx);
-  // gathered: [idx dims..., dims before d..., dims after d...] -> put the idx dims at d.
-  const int64_t k = idx.dim();
-  std::vector<int64_t> order;
-  for (int64_t i = 0; i < d; ++i) order.push_back(k + i);
-  for (int64_t i = 0; i < k; ++i) order.push_back(i);
-  for (int64_t i = k + d; i < gathered.dim(); ++i) order.push_back(i);
-  return permute(gathered, order);
+  return indexDim(t, adv[0].dim, idx);
 }
 
 py::tuple asTuple(const py::object& index) {

@@ -62,56 +62,6 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   return reshape(t, sizes);
 }
 
-std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim) {
-  dim = wrapDim(dim, t.dim());
-  if (size <= 0 && t.size(dim) != 0)
-    throw std::invalid_argument(
-        "split_size can only be 0 if dimension size is 0, but got "
-        "dimension size of " +
-        std::to_string(t.size(dim)));
-  std::vector<Tensor> parts;
-  for (int64_t start = 0; start < t.size(dim); start += size)
-    parts.push_back(narrow(t, dim, start, std::min(size, t.size(dim) - start)));
-  if (parts.empty()) parts.push_back(t);
-  return parts;
-}
-
-/// t.split([sizes], dim): split_with_sizes.
-std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes,
-                                   int64_t dim) {
-  dim = wrapDim(dim, t.dim());
-  int64_t total = 0;
-  for (int64_t s : sizes) {
-    if (s < 0)
-      throw std::invalid_argument(
-          "split_with_sizes expects split_sizes have only non-negative entries, but got "
-          "split_sizes=" +
-          shapeToString(sizes));
-    total += s;
-  }
-  if (total != t.size(dim))
-    throw std::invalid_argument("split_with_sizes expects split_sizes to sum exactly to " +
-                                std::to_string(t.size(dim)) +
-                                " (input tensor's size at dimension " + std::to_string(dim) +
-                                "), but got split_sizes=" + shapeToString(sizes));
-  std::vector<Tensor> parts;
-  int64_t start = 0;
-  for (int64_t s : sizes) {
-    parts.push_back(narrow(t, dim, start, s));
-    start += s;
-  }
-  return parts;
-}
-
-std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
-  if (chunks <= 0)
-    throw std::invalid_argument("chunk expects `chunks` to be greater than 0, got: " +
-                                std::to_string(chunks));
-  dim = wrapDim(dim, t.dim());
-  const int64_t size = (t.size(dim) + chunks - 1) / chunks;
-  return split(t, std::max<int64_t>(size, 1), dim);
-}
-
 py::object itemOf(const Tensor& t) {
   if (t.numel() != 1)
     throw py::value_error("only one element tensors can be converted to Python scalars");
@@ -307,14 +257,7 @@ void bindTensor(py::module_& m) {
              return permute(t, shapeFromArgs(args, "permute", "dims", "ints"));
            })
       .def("transpose", &transpose)
-      .def("t",
-           [](const Tensor& t) {
-             if (t.dim() > 2)
-               throw std::invalid_argument(
-                   "t() expects a tensor with <= 2 dimensions, but self is " +
-                   std::to_string(t.dim()) + "D");
-             return t.dim() < 2 ? t : transpose(t, 0, 1);
-           })
+      .def("t", &tMatrix)
       .def_property_readonly("T",
                              [](const Tensor& t) {
                                std::vector<int64_t> dims(static_cast<size_t>(t.dim()));
@@ -337,11 +280,7 @@ void bindTensor(py::module_& m) {
       .def(
           "squeeze",
           [](const Tensor& t, std::optional<int64_t> dim) {
-            if (dim) return squeeze(t, *dim);
-            Tensor out = t;
-            for (int64_t d = t.dim() - 1; d >= 0; --d)
-              if (t.size(d) == 1) out = squeeze(out, d);
-            return out;
+            return dim ? squeeze(t, *dim) : squeeze(t);
           },
           py::arg("dim") = py::none())
       .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
@@ -349,9 +288,11 @@ void bindTensor(py::module_& m) {
       .def("clone", [](const Tensor& t) { return clone(t); })
       .def("narrow", &narrow)
       .def("select", &select)
-      .def("split", &split, py::arg("split_size"), py::arg("dim") = 0)
+      .def("split", py::overload_cast<const Tensor&, int64_t, int64_t>(&split),
+           py::arg("split_size"), py::arg("dim") = 0)
       .def("split", &splitWithSizes, py::arg("split_size"), py::arg("dim") = 0)
-      .def("chunk", &chunk, py::arg("chunks"), py::arg("dim") = 0)
+      .def("chunk", py::overload_cast<const Tensor&, int64_t, int64_t>(&chunk), py::arg("chunks"),
+           py::arg("dim") = 0)
       .def(
           "diagonal",
           [](const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
@@ -368,8 +309,8 @@ void bindTensor(py::module_& m) {
 
   m.def("_flatten", &flatten);
   m.def("_broadcast_shapes", &broadcastShapes);
-  m.def("_split", &split);
-  m.def("_chunk", &chunk);
+  m.def("_split", py::overload_cast<const Tensor&, int64_t, int64_t>(&split));
+  m.def("_chunk", py::overload_cast<const Tensor&, int64_t, int64_t>(&chunk));
 }
 
 }  // namespace matmulviz::python

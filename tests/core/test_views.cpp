@@ -546,6 +546,43 @@ class TestViews : public QObject {
     QCOMPARE(QString::fromStdString(out.gradFn()->name()), QString("CatBackward0"));
   }
 
+  /// split: one SplitBackward0 node, each piece its output output_nr; backward through two of
+  /// three pieces gives each its own gradient and zeros for the unused one (split_backward).
+  void splitIsOneNodeWithSeveralOutputs() {
+    const DevicePtr device = cpuDevice();
+    Tensor x = tensorOn({2, 5}, std::vector<double>(10, 1.0), DType::Float32, device, "x");
+    x.setRequiresGrad(true);
+    const std::vector<Tensor> parts = split(x, 2, 1);
+    QCOMPARE(parts.size(), size_t{3});
+    for (size_t i = 0; i < parts.size(); ++i) {
+      QCOMPARE(parts[i].gradFn(), parts[0].gradFn());
+      QCOMPARE(parts[i].outputNr(), static_cast<uint32_t>(i));
+    }
+    QCOMPARE(QString::fromStdString(parts[0].gradFn()->name()), QString("SplitBackward0"));
+    QCOMPARE(parts[2].size(1), int64_t{1});
+    const Tensor y = add(sum(parts[0]), sum(mul(parts[2], parts[2])));
+    y.backward(tensorOn({}, {1.0}, DType::Float32, device, "g"));
+    QCOMPARE(x.grad().toDoubles(), (std::vector<double>{1, 1, 0, 0, 2, 1, 1, 0, 0, 2}));
+  }
+
+  /// A view made under NoGradGuard of a tensor that requires grad requires grad, but no gradient
+  /// reaches it: an op on it with grad mode on records a node whose edge leads nowhere.
+  void noGradViewRequiresGradWithoutAccumulator() {
+    const DevicePtr device = cpuDevice();
+    Tensor x = tensorOn({3}, {1, 2, 3}, DType::Float32, device, "x");
+    x.setRequiresGrad(true);
+    Tensor v;
+    {
+      NoGradGuard noGrad;
+      v = view(x, {3});
+    }
+    QVERIFY(v.requiresGrad());
+    QVERIFY(v.isLeaf());
+    const Tensor y = sum(v);
+    QVERIFY(y.requiresGrad());
+    QVERIFY(!y.gradFn()->needsInputGrad(0));
+  }
+
   void gatherBmmSavingRule() {
     const DevicePtr device = cpuDevice();
     Tensor a = randomTensor({3, 2, 5}, DType::Float32, 17, device, "a");
@@ -588,7 +625,8 @@ class TestViews : public QObject {
     QVERIFY(a.grad().defined());
   }
 
-  /// Under NoGradGuard no op records a node or saves a tensor.
+  /// Under NoGradGuard no op records a node or saves a tensor. A view of a tensor that requires
+  /// grad still requires grad, with no grad_fn (PyTorch's views created in no_grad mode).
   void noGradBuildsNoGraph() {
     const DevicePtr device = cpuDevice();
     Tensor a = randomTensor({3, 5}, DType::Float32, 23, device, "a");
@@ -616,8 +654,15 @@ class TestViews : public QObject {
               gatherBmm(a3, c3, q)};
     }
     QVERIFY(GradMode::isEnabled());
+    const std::vector<bool> views = {false, false, false, true,  true,  true,  false,
+                                     true,  false, false, false, false, false, false};
+    QCOMPARE(views.size(), outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
-      QVERIFY2(!outs[i].requiresGrad(), ("output " + std::to_string(i) + " requires grad").c_str());
+      QVERIFY2(
+          outs[i].requiresGrad() == views[i],
+          ("output " + std::to_string(i) + (views[i] ? " does not require" : " requires") + " grad")
+              .c_str());
+      QVERIFY2(outs[i].isLeaf(), ("output " + std::to_string(i) + " is not a leaf").c_str());
       QVERIFY2(!outs[i].gradFn(), ("output " + std::to_string(i) + " has a grad_fn").c_str());
     }
     for (Tensor* t : {&a, &b, &a3, &c3})
