@@ -125,6 +125,26 @@ void checkGradient(const std::string& name, const Tensor& grad, const Tensor& re
 
 }  // namespace
 
+std::string describe(const RunProgress& p) {
+  using P = RunProgress::Phase;
+  switch (p.phase) {
+    case P::CheckingMemory:
+      return "checking the memory " + p.strategy + " needs (meta dry run)";
+    case P::EstimatingBackward:
+      return "estimating the backward of " + p.strategy;
+    case P::Reference:
+      return "computing the float64 reference";
+    case P::Forward:
+      return p.strategy + ": run " + std::to_string(p.repeat) + " of " +
+             std::to_string(p.repeatCount);
+    case P::Backward:
+      return p.strategy + ": backward";
+    case P::Finished:
+      return "finished";
+  }
+  return {};
+}
+
 bool StrategiesReport::anyFailed() const {
   for (const auto& r : runs)
     if (!r.ok || r.backward.status == BackwardOutcome::Status::Failed) return true;
@@ -159,15 +179,17 @@ double hostBandwidthBytesPerSecond() {
 StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutput)
     : config_(std::move(config)), inputs_(std::move(inputs)), gradOutput_(std::move(gradOutput)) {
   config_.workload.validate();
-  if (config_.repeats < 1) throw std::invalid_argument("--repeats: must be at least 1");
+  if (config_.repeats < 1)
+    throw BadInput("repeats", std::to_string(config_.repeats), "at least 1", "must be at least 1");
   for (const auto& name : config_.strategies) findStrategy(name);
   checkInputs(config_.workload, inputs_);
   const Workload& w = config_.workload;
   if (config_.backward && !gradOutput_.defined() && inputs_.a.defined())
     gradOutput_ = randomNormal({w.n, w.i, w.k}, w.dtype, config_.seed + 1);
   if (gradOutput_.defined() && gradOutput_.sizes() != Shape{w.n, w.i, w.k})
-    throw std::invalid_argument("--grad-output: expected shape " + shapeToString({w.n, w.i, w.k}) +
-                                " but got " + gradOutput_.shapeString());
+    throw BadInput("grad output", gradOutput_.shapeString(), shapeToString({w.n, w.i, w.k}),
+                   "expected shape " + shapeToString({w.n, w.i, w.k}) + " but got " +
+                       gradOutput_.shapeString());
 }
 
 const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
@@ -193,8 +215,9 @@ const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
 void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
   if (config_.device != DeviceKind::Cpu) return;
   const int64_t available = availableHostMemoryBytes();
-  for (const auto& name : config_.strategies) {
-    if (progress) progress("checking the memory " + name + " needs (meta dry run)");
+  for (int x = 0; x < int(config_.strategies.size()); ++x) {
+    const std::string& name = config_.strategies[x];
+    if (progress) progress(progressOf(RunProgress::Phase::CheckingMemory, x));
     const DryRun& d = dryRun(findStrategy(name));
     if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
       throw BadInput("host memory", formatBytes(d.peakReservedBytes),
@@ -230,14 +253,14 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   if (config_.backward && anyGrad && config_.device != DeviceKind::Cpu) anyBackwardRuns = hasData;
   if (config_.backward && anyGrad && config_.device == DeviceKind::Cpu) {
     for (size_t x = 0; x < config_.strategies.size(); ++x) {
-      if (progress) progress("estimating the backward of " + config_.strategies[x]);
+      if (progress) progress(progressOf(RunProgress::Phase::EstimatingBackward, int(x)));
       estimates[x] = estimateBackward(findStrategy(config_.strategies[x]));
       anyBackwardRuns = anyBackwardRuns || config_.force ||
                         estimates[x].estimateSeconds <= config_.backwardLimitSeconds;
     }
   }
   if (hasData) {
-    if (progress) progress("computing the float64 reference");
+    if (progress) progress(progressOf(RunProgress::Phase::Reference, -1));
     reference_ = referenceOutput(inputs_);
     if (anyBackwardRuns) referenceGradients(inputs_, gradOutput_, refDA_, refDC_);
     report.gradOutput = gradOutput_;
@@ -247,7 +270,10 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
       report.notes.push_back("cancelled before " + config_.strategies[x]);
       break;
     }
-    report.runs.push_back(runOne(findStrategy(config_.strategies[x]), estimates[x], progress));
+    report.runs.push_back(
+        runOne(findStrategy(config_.strategies[x]), int(x), estimates[x], progress));
+    if (x + 1 == config_.strategies.size() && progress)
+      progress(progressOf(RunProgress::Phase::Finished, -1));
   }
   return report;
 }
@@ -263,8 +289,21 @@ BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) {
   return b;
 }
 
-StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
-                                   const ProgressFn& progress) {
+RunProgress StrategyRunner::progressOf(RunProgress::Phase phase, int index, int repeat) const {
+  RunProgress p;
+  p.phase = phase;
+  if (index >= 0) {
+    p.strategy = config_.strategies[size_t(index)];
+    p.strategyIndex = index;
+  }
+  p.strategyCount = int(config_.strategies.size());
+  p.repeat = repeat;
+  p.repeatCount = config_.repeats;
+  return p;
+}
+
+StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
+                                   const BackwardOutcome& estimate, const ProgressFn& progress) {
   const Workload& w = config_.workload;
   StrategyRun run;
   run.strategy = s.name;
@@ -278,9 +317,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
   std::vector<double> times;
   for (int r = 0; r < config_.repeats; ++r) {
     const bool last = r == config_.repeats - 1;
-    if (progress)
-      progress(s.name + ": run " + std::to_string(r + 1) + " of " +
-               std::to_string(config_.repeats));
+    if (progress) progress(progressOf(RunProgress::Phase::Forward, index, r + 1));
     const CachingAllocator::Options options{config_.deviceMemoryBytes,
                                             config_.recordTimeline && last};
     auto device = makeDevice(config_.device, options, config_.deviceFactory);
@@ -330,18 +367,20 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
     if (config_.backward) {
       if (!out.requiresGrad()) {
         b.status = BackwardOutcome::Status::Skipped;
-        b.message = "nothing requires grad: use --requires-grad a, c or a,c";
+        b.reason = BackwardOutcome::Reason::NothingRequiresGrad;
+        b.message = "nothing requires grad";
       } else if (hasData && b.estimateSeconds > config_.backwardLimitSeconds && !config_.force) {
         b.status = BackwardOutcome::Status::Skipped;
+        b.reason = BackwardOutcome::Reason::OverTimeLimit;
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       "backward would take about %.0f s here (its ops allocate %s, mostly "
-                      "zero-filled gradients of whole inputs); rerun with --force to run it",
+                      "zero-filled gradients of whole inputs)",
                       b.estimateSeconds, formatBytes(b.estimateBytes).c_str());
         b.message = buf;
       } else {
         try {
-          if (progress) progress(s.name + ": backward");
+          if (progress) progress(progressOf(RunProgress::Phase::Backward, index, config_.repeats));
           alloc.resetPeak();
           Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output");
           const auto t0 = Clock::now();
@@ -364,6 +403,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
           }
         } catch (const OutOfMemoryError& e) {
           b.status = BackwardOutcome::Status::Failed;
+          b.reason = BackwardOutcome::Reason::OutOfMemory;
           b.message = e.what();
         }
       }

@@ -71,7 +71,7 @@ using DeviceFactory = std::function<DevicePtr(CachingAllocator::Options)>;
 
 /// A fresh device with a new allocator model: `factory`'s when one is given, else the engine's
 /// own device of `kind` (cpu: memory in host RAM; meta: no memory). Throws
-/// std::invalid_argument for another kind without a factory (a cuda device comes from the CUDA
+/// BadInput (field "device") for another kind without a factory (a cuda device comes from the CUDA
 /// backend: kernels/cuda/cuda_device.h).
 DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options,
                      const DeviceFactory& factory = {});
