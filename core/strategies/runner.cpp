@@ -21,12 +21,19 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// The device copy of a host input, or (meta, no host data) an empty tensor of that shape.
+/// The device copy of a host input, or (meta, no host data) an empty tensor of that shape;
+/// its allocation labelled `label` and of `category` (inputs; gradients for grad_output).
 Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const DevicePtr& device,
-                   const std::string& label) {
-  if (host.defined() && device->hasData()) return toDevice(host, device, label);
-  OpScope op(device.get(), "to");
-  return empty(sizes, dtype, device, label);
+                   const std::string& label, MemoryCategory category) {
+  Tensor t;
+  if (host.defined() && device->hasData()) {
+    t = toDevice(host, device, label);
+  } else {
+    OpScope op(device.get(), "to");
+    t = empty(sizes, dtype, device, label);
+  }
+  t.setCategory(category);
+  return t;
 }
 
 Tensor hostCopy(const Tensor& t, const std::string& label) {
@@ -52,6 +59,17 @@ std::string holdersText(const Storage& s) {
     if (count > 1) out += " (by " + std::to_string(count) + " nodes)";
   }
   return out;
+}
+
+/// At the end of the statement, a live block that autograd holds (a SavedTensor on its storage)
+/// and the caller does not is memory saved for backward, unless it is a gradient.
+void markSavedForBackward(DeviceContext& device, const std::map<int64_t, std::string>& callerHeld) {
+  CachingAllocator& alloc = device.allocator();
+  for (const AllocationRecord* rec : alloc.liveRecords()) {
+    if (callerHeld.count(rec->id) || rec->category == MemoryCategory::Gradients) continue;
+    const Storage* s = device.storageOf(rec->id);
+    if (s && !s->holders().empty()) alloc.setCategory(rec->id, MemoryCategory::SavedForBackward);
+  }
 }
 
 /// Why each live block is alive: held by the caller (inputs, out) and/or saved by autograd.
@@ -196,14 +214,15 @@ const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
   if (auto it = dryRuns_.find(s.name); it != dryRuns_.end()) return it->second;
   const Workload& w = config_.workload;
   auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
-  Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a");
-  Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c");
+  Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
+  Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
   a.setRequiresGrad(config_.requiresGradA);
   c.setRequiresGrad(config_.requiresGradC);
   DryRun result;
   Tensor out = s.run(a, c, inputs_.q, w.batch);
   if (config_.backward && out.requiresGrad()) {
-    Tensor g = deviceInput({}, out.sizes(), w.dtype, device, "grad_output");
+    Tensor g =
+        deviceInput({}, out.sizes(), w.dtype, device, "grad_output", MemoryCategory::Gradients);
     const int64_t before = device->allocator().cumulativeAllocatedBytes();
     out.backward(g);
     result.backwardBytes = device->allocator().cumulativeAllocatedBytes() - before;
@@ -324,8 +343,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;
     try {
-      a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a");
-      c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c");
+      a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
+      c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
       a.setRequiresGrad(config_.requiresGradA);
       c.setRequiresGrad(config_.requiresGradC);
       const auto t0 = Clock::now();
@@ -345,7 +364,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
     }
     if (!last) continue;
 
-    out.setLabel("out");
+    out.setLabel("out").setCategory(MemoryCategory::Outputs);
     run.current = alloc.current();
     run.peak = alloc.peak();
     run.outputShape = out.sizes();
@@ -354,6 +373,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
         {c.storage().allocationId(), "input c, held by the caller"},
         {out.storage().allocationId(), "the output, held by the caller as out"}};
     const auto reasons = aliveReasons(*device, callerHeld);
+    markSavedForBackward(*device, callerHeld);
     run.keptAlive = groupKeptAlive(*device, reasons);
     const double statementEndUs = alloc.elapsedUs();
     if (hasData) {
@@ -382,7 +402,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
         try {
           if (progress) progress(progressOf(RunProgress::Phase::Backward, index, config_.repeats));
           alloc.resetPeak();
-          Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output");
+          Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output",
+                                 MemoryCategory::Gradients);
           const auto t0 = Clock::now();
           {
             OpScope op(device.get(), "backward");

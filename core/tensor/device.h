@@ -93,4 +93,23 @@ class OpScope {
   DeviceContext* device_;
 };
 
+/// Gives the allocations made on `device` while it is alive `category` unless their code says
+/// otherwise (autograd's backward: gradients). Restores the previous default on exit. Null
+/// device: no-op.
+class CategoryScope {
+ public:
+  CategoryScope(DeviceContext* device, MemoryCategory category) : device_(device) {
+    if (device_) previous_ = device_->allocator().setDefaultCategory(category);
+  }
+  ~CategoryScope() {
+    if (device_) device_->allocator().setDefaultCategory(previous_);
+  }
+  CategoryScope(const CategoryScope&) = delete;
+  CategoryScope& operator=(const CategoryScope&) = delete;
+
+ private:
+  DeviceContext* device_;
+  MemoryCategory previous_ = MemoryCategory::Other;
+};
+
 }  // namespace matmulviz
