@@ -1,5 +1,7 @@
 #include "app/cli/bad_input_text.h"
 
+#include "core/report/strategies_report.h"
+
 #include <map>
 
 namespace matmulviz::cli {
@@ -15,9 +17,22 @@ std::string cliMessage(const BadInput& e) {
                                                         {"repeats", "--repeats"},
                                                         {"strategies", "--strategies"},
                                                         {"dtype", "--dtype"},
-                                                        {"device memory", "--device-memory"}};
+                                                        {"device memory", "--device-memory"},
+                                                        {"device", "--device"},
+                                                        {"grad output", "--grad-output"}};
   const auto it = flags.find(e.field());
   return it == flags.end() ? e.reason() : it->second + ": " + e.reason();
+}
+
+void addCliRemedies(StrategiesReport& report) {
+  using R = BackwardOutcome::Reason;
+  for (StrategyRun& r : report.runs) {
+    std::string& message = r.backward.message;
+    if (r.backward.reason == R::NothingRequiresGrad)
+      message += ": use --requires-grad a, c or a,c";
+    else if (r.backward.reason == R::OverTimeLimit)
+      message += "; rerun with --force to run it";
+  }
 }
 
 }  // namespace matmulviz::cli

@@ -188,8 +188,9 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
   }
-  const auto progress = [](const std::string& what) {
-    std::cerr << "[matmulviz] " << what << "\n";
+  const auto say = [](const std::string& what) { std::cerr << "[matmulviz] " << what << "\n"; };
+  const auto progress = [&](const RunProgress& p) {
+    if (p.phase != RunProgress::Phase::Finished) say(describe(p));  // the "wrote" line ends it
   };
   StrategiesReport report;
   try {
@@ -197,6 +198,7 @@ int run(const Options& o, const CLI::App& cmd) {
     StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
     runner.checkFitsInHostMemory(progress);
     report = runner.run(progress);
+    addCliRemedies(report);
   } catch (const BadInput& e) {
     std::cerr << "matmulviz-cli export: " << cliMessage(e) << "\n";
     return 2;
@@ -213,7 +215,7 @@ int run(const Options& o, const CLI::App& cmd) {
   history.append(ui::runEntryFromReport(report, title, gpu));
   const QDir dir(QString::fromStdString(o.out));  // made by checkOutputDirectory
   QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
-  progress("rendering the charts");
+  say("rendering the charts");
   QString error;
   written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
   for (const QString& f : written) std::cout << f.toStdString() << "\n";

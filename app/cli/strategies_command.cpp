@@ -205,14 +205,16 @@ int run(const Options& o, const CLI::App& cmd) {
     return 2;
   }
 
-  const auto progress = [](const std::string& what) {
-    std::cerr << "[matmulviz] " << what << "\n";
+  const auto progress = [](const RunProgress& p) {
+    if (p.phase != RunProgress::Phase::Finished)  // the report itself says it ended
+      std::cerr << "[matmulviz] " << describe(p) << "\n";
   };
   StrategiesReport report;
   try {
     StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
     runner.checkFitsInHostMemory(progress);
     report = runner.run(progress);
+    addCliRemedies(report);
   } catch (const BadInput& e) {
     std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
     return 2;

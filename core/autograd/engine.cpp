@@ -45,7 +45,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     const bool steal = g.impl().use_count() == 1 && g.storagePtr().use_count() == 1 &&
                        g.isContiguous() && g.storageOffset() == 0;
     Tensor owned = steal ? g : clone(g, MemoryFormat::Contiguous);
-    owned.setLabel("grad of " + variable_.label());
+    owned.setLabel("grad of " + variable_.label()).setCategory(MemoryCategory::Gradients);
     variable_.setGrad(owned);
   } else {
     addInPlace(current, g);
@@ -96,6 +96,9 @@ std::unordered_map<Node*, int> countDependencies(Node* root) {
 void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Captures* captures) {
   checkRoot(root, gradOutput);
   NoGradGuard noGrad;
+  // What a backward allocates is gradient memory (its ops' results, zeros, sums), unless the
+  // code that allocates it says otherwise.
+  CategoryScope gradients(root.device(), MemoryCategory::Gradients);
   const Edge rootEdge = gradientEdge(root);
   std::unordered_map<Node*, int> dependencies = countDependencies(rootEdge.fn.get());
 

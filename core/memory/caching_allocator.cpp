@@ -215,6 +215,7 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
   rec.requestedBytes = requestedBytes;
   rec.blockBytes = block->size;
   rec.small = small;
+  rec.category = defaultCategory_;
   records_.emplace(rec.id, std::move(rec));
 
   current_.allocatedBytes += block->size;
@@ -299,6 +300,11 @@ void CachingAllocator::emptyCache() noexcept {
 void CachingAllocator::setLabel(int64_t allocationId, const std::string& label) {
   auto it = records_.find(allocationId);
   if (it != records_.end()) it->second.label = label;
+}
+
+void CachingAllocator::setCategory(int64_t allocationId, MemoryCategory category) {
+  auto it = records_.find(allocationId);
+  if (it != records_.end()) it->second.category = category;
 }
 
 const AllocationRecord& CachingAllocator::record(int64_t allocationId) const {

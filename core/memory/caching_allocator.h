@@ -123,6 +123,16 @@ class CachingAllocator {
 
   /// Renames an allocation (e.g. a temporary that became `out`).
   void setLabel(int64_t allocationId, const std::string& label);
+  /// Says what an allocation holds (core/memory/memory_category.h); unknown ids are ignored.
+  void setCategory(int64_t allocationId, MemoryCategory category);
+  /// The category new allocations get until changed (see CategoryScope); returns the previous
+  /// one. Other when the allocator is made.
+  MemoryCategory setDefaultCategory(MemoryCategory category) {
+    const MemoryCategory previous = defaultCategory_;
+    defaultCategory_ = category;
+    return previous;
+  }
+  MemoryCategory defaultCategory() const { return defaultCategory_; }
   const AllocationRecord& record(int64_t allocationId) const;
   /// Live allocations, by id.
   std::vector<const AllocationRecord*> liveRecords() const;
@@ -182,6 +192,7 @@ class CachingAllocator {
   std::vector<std::string> opNames_{"(none)"};
   std::unordered_map<std::string, int32_t> opIds_{{"(none)", 0}};
   int32_t currentOpId_ = 0;
+  MemoryCategory defaultCategory_ = MemoryCategory::Other;
   std::vector<std::pair<int32_t, double>> opStack_;  // (previous op id, begin time)
   std::vector<OpSpan> spans_;
   MemoryCounters current_, peak_;

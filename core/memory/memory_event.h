@@ -1,6 +1,8 @@
 #pragma once
 // One entry of the memory timeline, and the record of one allocation (its name and owner).
 
+#include "core/memory/memory_category.h"
+
 #include <cstdint>
 #include <string>
 
@@ -41,6 +43,9 @@ struct AllocationRecord {
   int64_t blockBytes = 0;      ///< what memory_allocated counts (rounded, maybe unsplit)
   bool small = false;          ///< small pool (<= 1 MiB) or large pool
   bool alive = true;
+  /// What it holds: the allocator's default category when it was made (CategoryScope), or
+  /// what the code that made it said since (CachingAllocator::setCategory).
+  MemoryCategory category = MemoryCategory::Other;
 };
 
 }  // namespace matmulviz

@@ -169,7 +169,8 @@ ImportanceResult matmulWithImportance(const Tensor& A1, const Tensor& P, const T
     const Tensor tokens = fromDoubles(
         {t}, std::vector<double>(r.selectedTokens.begin(), r.selectedTokens.end()), DType::Int64);
     const Tensor A3 = index(reshape(a, {b * s, h}), tokens);  // [t, h]
-    if (A3.storage().label() == "indexed copy") A3.setLabel("A3 = A1[mask]");
+    if (A3.storage().label() == "indexed copy")
+      A3.setLabel("A3 = A1[mask]").setCategory(MemoryCategory::GatheredCopy);
     O3 = multiHeadRows(A3, w, numHeads);  // [t, nh, e]
   }
   if (afterForward) afterForward();
@@ -182,11 +183,11 @@ ImportanceResult matmulWithImportance(const Tensor& A1, const Tensor& P, const T
     r.dW1 = w.grad();
     if (!r.dA1.defined()) r.dA1 = zeros(A1.sizes(), A1.dtype(), A1.storage().devicePtr(), "dA1");
     if (!r.dW1.defined()) r.dW1 = zeros(W1.sizes(), W1.dtype(), W1.storage().devicePtr(), "dW1");
-    r.dA1.setLabel("dA1");
-    r.dW1.setLabel("dW1");
+    r.dA1.setLabel("dA1").setCategory(MemoryCategory::Gradients);
+    r.dW1.setLabel("dW1").setCategory(MemoryCategory::Gradients);
   }
   r.O3 = detachedAlias(O3);  // drops the graph with the last reference to O3's grad_fn
-  r.O3.setLabel("O3");
+  r.O3.setLabel("O3").setCategory(MemoryCategory::Outputs);
   return r;
 }
 

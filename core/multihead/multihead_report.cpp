@@ -161,11 +161,12 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
   const DevicePtr device = makeDevice(DeviceKind::Cpu, options, config.deviceFactory);
   r.device = device->kind();
   const MultiheadInputs& in = r.inputs;
-  const Tensor A1 = toDevice(in.A1, device, "A1");
-  const Tensor P = toDevice(in.P, device, "P");
-  const Tensor W1 = toDevice(in.W1, device, "W1");
+  const Tensor A1 = toDevice(in.A1, device, "A1").setCategory(MemoryCategory::Inputs);
+  const Tensor P = toDevice(in.P, device, "P").setCategory(MemoryCategory::Inputs);
+  const Tensor W1 = toDevice(in.W1, device, "W1").setCategory(MemoryCategory::Inputs);
   Tensor g;
-  if (in.gradOutput.defined()) g = toDevice(in.gradOutput, device, "grad_output");
+  if (in.gradOutput.defined())
+    g = toDevice(in.gradOutput, device, "grad_output").setCategory(MemoryCategory::Gradients);
   r.afterInputs = device->allocator().current();
   std::map<int64_t, std::string> inputIds;
   for (const auto& [t, name] : {std::pair{&A1, "A1"}, {&P, "P"}, {&W1, "W1"}, {&g, "grad_output"}})
@@ -174,7 +175,10 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
   const auto afterForward = [&] {
     r.savedForBackward = groupLive(*device, [&](const AllocationRecord& rec) {
       std::string why = holdersText(*device, rec.id);
-      if (!why.empty() && !inputIds.count(rec.id)) r.savedBytes += rec.blockBytes;
+      if (!why.empty() && !inputIds.count(rec.id)) {
+        r.savedBytes += rec.blockBytes;
+        device->allocator().setCategory(rec.id, MemoryCategory::SavedForBackward);
+      }
       return why;
     });
   };

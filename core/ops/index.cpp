@@ -33,7 +33,8 @@ void checkBounds(const Tensor& indices, int64_t size) {
 Tensor indexOnDevice(const Tensor& indices, const Tensor& self) {
   if (indices.deviceKind() != DeviceKind::Host || self.deviceKind() == DeviceKind::Host)
     return indices;
-  return toDevice(indices, self.storage().devicePtr(), "index copied to the device");
+  return toDevice(indices, self.storage().devicePtr(), "index copied to the device")
+      .setCategory(MemoryCategory::Inputs);
 }
 
 int64_t rowElements(const Tensor& t) {

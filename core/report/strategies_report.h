@@ -29,8 +29,20 @@ struct TimeStats {
 
 struct BackwardOutcome {
   enum class Status { NotRequested, Ran, Skipped, Failed };
+  /// Why it was skipped or failed, as data. The engine states the fact in `message`; each
+  /// front end appends what its user can do, in its own words (a flag on the CLI, a field of
+  /// the app's panel).
+  enum class Reason {
+    None,                 ///< it ran, or was not requested
+    NothingRequiresGrad,  ///< skipped: neither a nor c requires grad
+    OverTimeLimit,        ///< skipped: estimateSeconds over RunConfig::backwardLimitSeconds
+    OutOfMemory,          ///< failed: the device ran out of memory during it
+  };
   Status status = Status::NotRequested;
-  std::string message;         ///< why skipped or failed
+  Reason reason = Reason::None;
+  /// Why skipped or failed, without a remedy: "nothing requires grad", "backward would take
+  /// about 95 s here (its ops allocate ...)", the out-of-memory message.
+  std::string message;
   double estimateSeconds = 0;  ///< model: bytes the backward writes and reads / bandwidth
   int64_t estimateBytes = 0;   ///< bytes allocated by the backward (meta dry run)
   double timeSeconds = 0;

@@ -7,7 +7,7 @@
 namespace matmulviz {
 
 Tensor runDirect(const Tensor& a, const Tensor& c, const Tensor& q, int64_t /*batch*/) {
-  return matmul(a, index(c, q).setLabel("c[q]"));
+  return matmul(a, index(c, q).setLabel("c[q]").setCategory(MemoryCategory::GatheredCopy));
 }
 
 }  // namespace matmulviz

@@ -21,12 +21,19 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// The device copy of a host input, or (meta, no host data) an empty tensor of that shape.
+/// The device copy of a host input, or (meta, no host data) an empty tensor of that shape;
+/// its allocation labelled `label` and of `category` (inputs; gradients for grad_output).
 Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const DevicePtr& device,
-                   const std::string& label) {
-  if (host.defined() && device->hasData()) return toDevice(host, device, label);
-  OpScope op(device.get(), "to");
-  return empty(sizes, dtype, device, label);
+                   const std::string& label, MemoryCategory category) {
+  Tensor t;
+  if (host.defined() && device->hasData()) {
+    t = toDevice(host, device, label);
+  } else {
+    OpScope op(device.get(), "to");
+    t = empty(sizes, dtype, device, label);
+  }
+  t.setCategory(category);
+  return t;
 }
 
 Tensor hostCopy(const Tensor& t, const std::string& label) {
@@ -52,6 +59,17 @@ std::string holdersText(const Storage& s) {
     if (count > 1) out += " (by " + std::to_string(count) + " nodes)";
   }
   return out;
+}
+
+/// At the end of the statement, a live block that autograd holds (a SavedTensor on its storage)
+/// and the caller does not is memory saved for backward, unless it is a gradient.
+void markSavedForBackward(DeviceContext& device, const std::map<int64_t, std::string>& callerHeld) {
+  CachingAllocator& alloc = device.allocator();
+  for (const AllocationRecord* rec : alloc.liveRecords()) {
+    if (callerHeld.count(rec->id) || rec->category == MemoryCategory::Gradients) continue;
+    const Storage* s = device.storageOf(rec->id);
+    if (s && !s->holders().empty()) alloc.setCategory(rec->id, MemoryCategory::SavedForBackward);
+  }
 }
 
 /// Why each live block is alive: held by the caller (inputs, out) and/or saved by autograd.
@@ -125,6 +143,26 @@ void checkGradient(const std::string& name, const Tensor& grad, const Tensor& re
 
 }  // namespace
 
+std::string describe(const RunProgress& p) {
+  using P = RunProgress::Phase;
+  switch (p.phase) {
+    case P::CheckingMemory:
+      return "checking the memory " + p.strategy + " needs (meta dry run)";
+    case P::EstimatingBackward:
+      return "estimating the backward of " + p.strategy;
+    case P::Reference:
+      return "computing the float64 reference";
+    case P::Forward:
+      return p.strategy + ": run " + std::to_string(p.repeat) + " of " +
+             std::to_string(p.repeatCount);
+    case P::Backward:
+      return p.strategy + ": backward";
+    case P::Finished:
+      return "finished";
+  }
+  return {};
+}
+
 bool StrategiesReport::anyFailed() const {
   for (const auto& r : runs)
     if (!r.ok || r.backward.status == BackwardOutcome::Status::Failed) return true;
@@ -159,29 +197,32 @@ double hostBandwidthBytesPerSecond() {
 StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutput)
     : config_(std::move(config)), inputs_(std::move(inputs)), gradOutput_(std::move(gradOutput)) {
   config_.workload.validate();
-  if (config_.repeats < 1) throw std::invalid_argument("--repeats: must be at least 1");
+  if (config_.repeats < 1)
+    throw BadInput("repeats", std::to_string(config_.repeats), "at least 1", "must be at least 1");
   for (const auto& name : config_.strategies) findStrategy(name);
   checkInputs(config_.workload, inputs_);
   const Workload& w = config_.workload;
   if (config_.backward && !gradOutput_.defined() && inputs_.a.defined())
     gradOutput_ = randomNormal({w.n, w.i, w.k}, w.dtype, config_.seed + 1);
   if (gradOutput_.defined() && gradOutput_.sizes() != Shape{w.n, w.i, w.k})
-    throw std::invalid_argument("--grad-output: expected shape " + shapeToString({w.n, w.i, w.k}) +
-                                " but got " + gradOutput_.shapeString());
+    throw BadInput("grad output", gradOutput_.shapeString(), shapeToString({w.n, w.i, w.k}),
+                   "expected shape " + shapeToString({w.n, w.i, w.k}) + " but got " +
+                       gradOutput_.shapeString());
 }
 
 const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
   if (auto it = dryRuns_.find(s.name); it != dryRuns_.end()) return it->second;
   const Workload& w = config_.workload;
   auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
-  Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a");
-  Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c");
+  Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
+  Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
   a.setRequiresGrad(config_.requiresGradA);
   c.setRequiresGrad(config_.requiresGradC);
   DryRun result;
   Tensor out = s.run(a, c, inputs_.q, w.batch);
   if (config_.backward && out.requiresGrad()) {
-    Tensor g = deviceInput({}, out.sizes(), w.dtype, device, "grad_output");
+    Tensor g =
+        deviceInput({}, out.sizes(), w.dtype, device, "grad_output", MemoryCategory::Gradients);
     const int64_t before = device->allocator().cumulativeAllocatedBytes();
     out.backward(g);
     result.backwardBytes = device->allocator().cumulativeAllocatedBytes() - before;
@@ -193,8 +234,9 @@ const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
 void StrategyRunner::checkFitsInHostMemory(const ProgressFn& progress) {
   if (config_.device != DeviceKind::Cpu) return;
   const int64_t available = availableHostMemoryBytes();
-  for (const auto& name : config_.strategies) {
-    if (progress) progress("checking the memory " + name + " needs (meta dry run)");
+  for (int x = 0; x < int(config_.strategies.size()); ++x) {
+    const std::string& name = config_.strategies[x];
+    if (progress) progress(progressOf(RunProgress::Phase::CheckingMemory, x));
     const DryRun& d = dryRun(findStrategy(name));
     if (static_cast<double>(d.peakReservedBytes) > 0.85 * static_cast<double>(available))
       throw BadInput("host memory", formatBytes(d.peakReservedBytes),
@@ -230,14 +272,14 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   if (config_.backward && anyGrad && config_.device != DeviceKind::Cpu) anyBackwardRuns = hasData;
   if (config_.backward && anyGrad && config_.device == DeviceKind::Cpu) {
     for (size_t x = 0; x < config_.strategies.size(); ++x) {
-      if (progress) progress("estimating the backward of " + config_.strategies[x]);
+      if (progress) progress(progressOf(RunProgress::Phase::EstimatingBackward, int(x)));
       estimates[x] = estimateBackward(findStrategy(config_.strategies[x]));
       anyBackwardRuns = anyBackwardRuns || config_.force ||
                         estimates[x].estimateSeconds <= config_.backwardLimitSeconds;
     }
   }
   if (hasData) {
-    if (progress) progress("computing the float64 reference");
+    if (progress) progress(progressOf(RunProgress::Phase::Reference, -1));
     reference_ = referenceOutput(inputs_);
     if (anyBackwardRuns) referenceGradients(inputs_, gradOutput_, refDA_, refDC_);
     report.gradOutput = gradOutput_;
@@ -247,7 +289,10 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
       report.notes.push_back("cancelled before " + config_.strategies[x]);
       break;
     }
-    report.runs.push_back(runOne(findStrategy(config_.strategies[x]), estimates[x], progress));
+    report.runs.push_back(
+        runOne(findStrategy(config_.strategies[x]), int(x), estimates[x], progress));
+    if (x + 1 == config_.strategies.size() && progress)
+      progress(progressOf(RunProgress::Phase::Finished, -1));
   }
   return report;
 }
@@ -263,8 +308,21 @@ BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) {
   return b;
 }
 
-StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
-                                   const ProgressFn& progress) {
+RunProgress StrategyRunner::progressOf(RunProgress::Phase phase, int index, int repeat) const {
+  RunProgress p;
+  p.phase = phase;
+  if (index >= 0) {
+    p.strategy = config_.strategies[size_t(index)];
+    p.strategyIndex = index;
+  }
+  p.strategyCount = int(config_.strategies.size());
+  p.repeat = repeat;
+  p.repeatCount = config_.repeats;
+  return p;
+}
+
+StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
+                                   const BackwardOutcome& estimate, const ProgressFn& progress) {
   const Workload& w = config_.workload;
   StrategyRun run;
   run.strategy = s.name;
@@ -278,17 +336,15 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
   std::vector<double> times;
   for (int r = 0; r < config_.repeats; ++r) {
     const bool last = r == config_.repeats - 1;
-    if (progress)
-      progress(s.name + ": run " + std::to_string(r + 1) + " of " +
-               std::to_string(config_.repeats));
+    if (progress) progress(progressOf(RunProgress::Phase::Forward, index, r + 1));
     const CachingAllocator::Options options{config_.deviceMemoryBytes,
                                             config_.recordTimeline && last};
     auto device = makeDevice(config_.device, options, config_.deviceFactory);
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;
     try {
-      a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a");
-      c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c");
+      a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
+      c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
       a.setRequiresGrad(config_.requiresGradA);
       c.setRequiresGrad(config_.requiresGradC);
       const auto t0 = Clock::now();
@@ -308,7 +364,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
     }
     if (!last) continue;
 
-    out.setLabel("out");
+    out.setLabel("out").setCategory(MemoryCategory::Outputs);
     run.current = alloc.current();
     run.peak = alloc.peak();
     run.outputShape = out.sizes();
@@ -317,6 +373,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
         {c.storage().allocationId(), "input c, held by the caller"},
         {out.storage().allocationId(), "the output, held by the caller as out"}};
     const auto reasons = aliveReasons(*device, callerHeld);
+    markSavedForBackward(*device, callerHeld);
     run.keptAlive = groupKeptAlive(*device, reasons);
     const double statementEndUs = alloc.elapsedUs();
     if (hasData) {
@@ -330,20 +387,23 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
     if (config_.backward) {
       if (!out.requiresGrad()) {
         b.status = BackwardOutcome::Status::Skipped;
-        b.message = "nothing requires grad: use --requires-grad a, c or a,c";
+        b.reason = BackwardOutcome::Reason::NothingRequiresGrad;
+        b.message = "nothing requires grad";
       } else if (hasData && b.estimateSeconds > config_.backwardLimitSeconds && !config_.force) {
         b.status = BackwardOutcome::Status::Skipped;
+        b.reason = BackwardOutcome::Reason::OverTimeLimit;
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       "backward would take about %.0f s here (its ops allocate %s, mostly "
-                      "zero-filled gradients of whole inputs); rerun with --force to run it",
+                      "zero-filled gradients of whole inputs)",
                       b.estimateSeconds, formatBytes(b.estimateBytes).c_str());
         b.message = buf;
       } else {
         try {
-          if (progress) progress(s.name + ": backward");
+          if (progress) progress(progressOf(RunProgress::Phase::Backward, index, config_.repeats));
           alloc.resetPeak();
-          Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output");
+          Tensor g = deviceInput(gradOutput_, out.sizes(), w.dtype, device, "grad_output",
+                                 MemoryCategory::Gradients);
           const auto t0 = Clock::now();
           {
             OpScope op(device.get(), "backward");
@@ -364,6 +424,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, const BackwardOutcome&
           }
         } catch (const OutOfMemoryError& e) {
           b.status = BackwardOutcome::Status::Failed;
+          b.reason = BackwardOutcome::Reason::OutOfMemory;
           b.message = e.what();
         }
       }

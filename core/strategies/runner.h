@@ -33,20 +33,51 @@ struct RunConfig {
   DeviceFactory deviceFactory;
 };
 
-using ProgressFn = std::function<void(const std::string&)>;
+/// Where a run is, as data: the runner reports one before each step. A front end words it
+/// (describe() for the CLI) or computes its own measure from the fields (the app's progress
+/// bar); nothing parses the text.
+struct RunProgress {
+  enum class Phase {
+    CheckingMemory,      ///< checkFitsInHostMemory: the meta dry run of `strategy`
+    EstimatingBackward,  ///< the backward estimate of `strategy` (cpu device, with backward)
+    Reference,           ///< the float64 reference of out (and of dA, dC); no strategy
+    Forward,             ///< repeat `repeat` of `repeatCount` of `strategy`'s statement
+    Backward,            ///< `strategy`'s backward, after its last repeat
+    Finished,            ///< every strategy ran (not reported when cancelled); no strategy
+  };
+  Phase phase = Phase::Forward;
+  std::string strategy;   ///< the strategy's name; empty for Reference and Finished
+  int strategyIndex = 0;  ///< 0-based position of `strategy` in RunConfig::strategies
+  int strategyCount = 0;  ///< RunConfig::strategies.size()
+  int repeat = 0;         ///< 1-based repeat for Forward (repeatCount for Backward), else 0
+  int repeatCount = 0;    ///< RunConfig::repeats
+};
+
+/// The CLI's line for `p` (without its "[matmulviz] " prefix): "strategy2: run 1 of 3",
+/// "estimating the backward of strategy2", "computing the float64 reference", ...; "finished"
+/// for Finished.
+std::string describe(const RunProgress& p);
+
+using ProgressFn = std::function<void(const RunProgress&)>;
 
 class StrategyRunner {
  public:
   /// `inputs` must match config.workload (checkInputs); a and c may be undefined on meta.
   /// `gradOutput` (host, [N, I, K]) is used for backward; random normal (seeded) when undefined.
+  /// Throws BadInput for repeats < 1 (field "repeats") or a gradOutput of another shape
+  /// ("grad output"), std::invalid_argument for an unknown strategy or a bad workload.
   StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutput = {});
 
   /// Estimates, per strategy, the peak host memory a cpu run needs (a meta dry run) and
-  /// throws std::invalid_argument when it exceeds what this machine has available.
+  /// throws BadInput (field "host memory") when it exceeds what this machine has available.
+  /// `progress` hears CheckingMemory before each strategy's dry run.
   void checkFitsInHostMemory(const ProgressFn& progress = {});
 
   /// Runs every configured strategy. A strategy that fails (out of memory) is reported with
-  /// ok = false and the others still run. `cancel`, when set, stops between runs.
+  /// ok = false and the others still run. `cancel`, when set, stops between runs. `progress`
+  /// hears, in order: EstimatingBackward per strategy (cpu with backward), Reference (devices
+  /// with data), then per strategy Forward 1..repeats and Backward (when it runs), and
+  /// Finished unless cancelled.
   StrategiesReport run(const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
  private:
@@ -59,8 +90,10 @@ class StrategyRunner {
   const DryRun& dryRun(const StrategyInfo& s);
   /// The backward's bytes (a meta dry run) and the time they would take here.
   BackwardOutcome estimateBackward(const StrategyInfo& s);
-  StrategyRun runOne(const StrategyInfo& s, const BackwardOutcome& estimate,
+  StrategyRun runOne(const StrategyInfo& s, int index, const BackwardOutcome& estimate,
                      const ProgressFn& progress);
+  /// A RunProgress of `phase` for the strategy at `index` (-1: none).
+  RunProgress progressOf(RunProgress::Phase phase, int index, int repeat = 0) const;
 
   RunConfig config_;
   Inputs inputs_;

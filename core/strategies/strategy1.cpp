@@ -17,14 +17,14 @@ Tensor strategy1(const Tensor& a, const Tensor& c) {
   parts.reserve(static_cast<size_t>(a.size(0)));
   for (int64_t i = 0; i < a.size(0); ++i) {
     parts.push_back(matmul(slice(a, 0, i, i + 1), select(c, 0, i)));
-    parts.back().setLabel("matmul(a[i:i+1], c[i]) results");
+    parts.back().setLabel("matmul(a[i:i+1], c[i]) results").setCategory(MemoryCategory::Outputs);
   }
   return cat(parts, 0);
 }
 }  // namespace
 
 Tensor runStrategy1(const Tensor& a, const Tensor& c, const Tensor& q, int64_t /*batch*/) {
-  return strategy1(a, index(c, q).setLabel("c[q]"));
+  return strategy1(a, index(c, q).setLabel("c[q]").setCategory(MemoryCategory::GatheredCopy));
 }
 
 }  // namespace matmulviz

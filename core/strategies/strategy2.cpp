@@ -14,7 +14,7 @@ Tensor runStrategy2(const Tensor& a, const Tensor& c, const Tensor& q, int64_t /
   parts.reserve(static_cast<size_t>(a.size(0)));
   for (int64_t i = 0; i < a.size(0); ++i) {
     parts.push_back(matmul(slice(a, 0, i, i + 1), index(c, select(q, 0, i))));
-    parts.back().setLabel("matmul(a[i:i+1], c[q[i]]) results");
+    parts.back().setLabel("matmul(a[i:i+1], c[q[i]]) results").setCategory(MemoryCategory::Outputs);
   }
   return cat(parts, 0);
 }

@@ -19,9 +19,11 @@ Tensor runStrategy3(const Tensor& a, const Tensor& c, const Tensor& q, int64_t b
   parts.reserve(static_cast<size_t>(steps));
   for (int64_t i = 0; i < steps; ++i) {
     const int64_t begin = i * batch, end = i * batch + batch;
-    parts.push_back(matmul(slice(a, 0, begin, end),
-                           index(c, slice(q, 0, begin, end)).setLabel("c[q[i*b:i*b+b]]")));
-    parts.back().setLabel("matmul per batch results");
+    parts.push_back(
+        matmul(slice(a, 0, begin, end), index(c, slice(q, 0, begin, end))
+                                            .setLabel("c[q[i*b:i*b+b]]")
+                                            .setCategory(MemoryCategory::GatheredCopy)));
+    parts.back().setLabel("matmul per batch results").setCategory(MemoryCategory::Outputs);
   }
   return cat(parts, 0);
 }

@@ -1,6 +1,7 @@
 #include "core/tensor/device.h"
 
 #include "core/memory/host_backing.h"
+#include "core/util/bad_input.h"
 
 #include <malloc.h>
 
@@ -46,10 +47,11 @@ SegmentBacking& backingFor(DeviceKind kind) {
     default:
       break;
   }
-  throw std::invalid_argument(
-      "--device " + std::string(deviceKindName(kind)) +
-      ": the engine makes cpu and meta devices itself; a cuda device comes from the CUDA "
-      "backend (RunConfig::deviceFactory, kernels/cuda/cuda_device.h useCudaDeviceIfAsked)");
+  const std::string name(deviceKindName(kind));
+  throw BadInput("device", name, "cpu, meta",
+                 "the engine makes cpu and meta devices itself; a " + name +
+                     " device comes from its backend (RunConfig::deviceFactory; cuda: "
+                     "kernels/cuda/cuda_device.h useCudaDeviceIfAsked)");
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ using DeviceFactory = std::function<DevicePtr(CachingAllocator::Options)>;
 
 /// A fresh device with a new allocator model: `factory`'s when one is given, else the engine's
 /// own device of `kind` (cpu: memory in host RAM; meta: no memory). Throws
-/// std::invalid_argument for another kind without a factory (a cuda device comes from the CUDA
+/// BadInput (field "device") for another kind without a factory (a cuda device comes from the CUDA
 /// backend: kernels/cuda/cuda_device.h).
 DevicePtr makeDevice(DeviceKind kind, CachingAllocator::Options options,
                      const DeviceFactory& factory = {});
@@ -91,6 +91,25 @@ class OpScope {
 
  private:
   DeviceContext* device_;
+};
+
+/// Gives the allocations made on `device` while it is alive `category` unless their code says
+/// otherwise (autograd's backward: gradients). Restores the previous default on exit. Null
+/// device: no-op.
+class CategoryScope {
+ public:
+  CategoryScope(DeviceContext* device, MemoryCategory category) : device_(device) {
+    if (device_) previous_ = device_->allocator().setDefaultCategory(category);
+  }
+  ~CategoryScope() {
+    if (device_) device_->allocator().setDefaultCategory(previous_);
+  }
+  CategoryScope(const CategoryScope&) = delete;
+  CategoryScope& operator=(const CategoryScope&) = delete;
+
+ private:
+  DeviceContext* device_;
+  MemoryCategory previous_ = MemoryCategory::Other;
 };
 
 }  // namespace matmulviz

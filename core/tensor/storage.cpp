@@ -50,6 +50,15 @@ void Storage::setLabel(const std::string& label) {
     hostLabel_ = label;
 }
 
+MemoryCategory Storage::category() const {
+  if (!device_ || allocationId_ < 0) return MemoryCategory::Other;
+  return device_->allocator().record(allocationId_).category;
+}
+
+void Storage::setCategory(MemoryCategory category) {
+  if (device_ && allocationId_ >= 0) device_->allocator().setCategory(allocationId_, category);
+}
+
 void Storage::removeHolder(const std::string& why) {
   auto it = holders_.find(why);
   if (it != holders_.end() && --it->second == 0) holders_.erase(it);

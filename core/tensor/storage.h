@@ -34,6 +34,10 @@ class Storage {
 
   std::string label() const;
   void setLabel(const std::string& label);
+  /// What the allocation holds (AllocationRecord::category); Other for host storage and empty
+  /// allocations, which have no record. Setting it there does nothing.
+  MemoryCategory category() const;
+  void setCategory(MemoryCategory category);
 
   void addHolder(const std::string& why) { ++holders_[why]; }
   void removeHolder(const std::string& why);

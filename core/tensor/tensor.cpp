@@ -56,6 +56,11 @@ Tensor& Tensor::setRequiresGrad(bool on) {
   return *this;
 }
 
+const Tensor& Tensor::setCategory(MemoryCategory category) const {
+  impl_->storage->setCategory(category);
+  return *this;
+}
+
 const Tensor& Tensor::setLabel(const std::string& label) const {
   impl_->storage->setLabel(label);
   return *this;

@@ -89,6 +89,10 @@ class Tensor {
   /// The name of the storage's allocation ("c[q]") as shown in reports; sets it.
   std::string label() const { return impl_->storage->label(); }
   const Tensor& setLabel(const std::string& label) const;
+  /// What the storage's allocation holds, as the Memory view stacks it (inputs, gathered copy,
+  /// outputs, ...; core/memory/memory_category.h); sets it. No-op on host tensors.
+  MemoryCategory category() const { return impl_->storage->category(); }
+  const Tensor& setCategory(MemoryCategory category) const;
 
   /// Element at a flat index of the logical (row-major) order, as double. For tests and reports.
   /// Throws std::logic_error on meta and on a device with a compute backend (copy it to the

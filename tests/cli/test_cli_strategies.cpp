@@ -132,6 +132,7 @@ class TestCliStrategies : public QObject {
   void nonFiniteFailsTheCheck();
   void everyStrategyFails();
   void slowBackwardIsSkipped();
+  void backwardWithNothingRequiringGrad();
   void devices();
   void cudaRunsOrSaysWhy();
   void costModelPrediction();
@@ -777,6 +778,18 @@ void TestCliStrategies::slowBackwardIsSkipped() {
   QVERIFY2(backward.value("estimate_s").toDouble() > 60,
            qPrintable(QJsonDocument(backward).toJson()));
   QVERIFY(backward.value("message").toString().contains(QStringLiteral("--force")));
+}
+
+// The engine says that nothing requires grad (BackwardOutcome::Reason); the CLI adds its flag.
+void TestCliStrategies::backwardWithNothingRequiringGrad() {
+  const CliResult r = runCli({"strategies", "--n", "20", "--m", "4", "--strategies", "direct",
+                              "--repeats", "1", "--device", "meta", "--backward"});
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == 0, qPrintable(r.describe()));
+  const QString text = QString::fromUtf8(r.out);
+  QVERIFY2(text.contains(
+               QStringLiteral("  direct: skipped: nothing requires grad: use --requires-grad a, "
+                              "c or a,c\n")),
+           qPrintable(text));
 }
 
 void TestCliStrategies::devices() {

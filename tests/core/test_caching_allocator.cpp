@@ -3,6 +3,7 @@
 // the counters it must end with; sizes take K/M suffixes (KiB/MiB) and may be fractional.
 #include "core/memory/caching_allocator.h"
 #include "core/memory/host_backing.h"
+#include "core/tensor/tensor.h"
 
 #include <QtTest>
 
@@ -169,6 +170,31 @@ class TestCachingAllocator : public QObject {
     QCOMPARE(QString::fromStdString(alloc.record(a.id).label), QString("renamed"));
     QVERIFY(!alloc.record(a.id).alive);
     QCOMPARE(int(alloc.opSpans().size()), 1);
+  }
+
+  // What an allocation holds is set by the code that allocates (issue 15): the default
+  // category while it is made, or what it says after; a CategoryScope changes the default.
+  void categoryIsSetWhereItIsAllocated() {
+    const DevicePtr device = makeDevice(DeviceKind::Meta, {std::nullopt, true});
+    CachingAllocator& alloc = device->allocator();
+    const Tensor scratch = empty({8}, DType::Float32, device, "scratch");
+    QCOMPARE(scratch.category(), MemoryCategory::Other);
+    const Tensor input = empty({8}, DType::Float32, device, "a");
+    QCOMPARE(input.setCategory(MemoryCategory::Inputs).category(), MemoryCategory::Inputs);
+    {
+      CategoryScope gradients(device.get(), MemoryCategory::Gradients);
+      const Tensor g = empty({8}, DType::Float32, device, "grad of a");
+      QCOMPARE(g.category(), MemoryCategory::Gradients);
+      QCOMPARE(alloc.record(g.storage().allocationId()).category, MemoryCategory::Gradients);
+      CategoryScope nested(device.get(), MemoryCategory::Other);
+      QCOMPARE(empty({8}, DType::Float32, device, "staging").category(), MemoryCategory::Other);
+    }
+    QCOMPARE(alloc.defaultCategory(), MemoryCategory::Other);
+    // Host tensors have no record: setting does nothing.
+    const Tensor host = empty({8}, DType::Float32, nullptr, "host");
+    QCOMPARE(host.setCategory(MemoryCategory::Inputs).category(), MemoryCategory::Other);
+    QCOMPARE(std::string(memoryCategoryName(MemoryCategory::SavedForBackward)),
+             std::string("saved for backward"));
   }
 
   void hostBackingReusesFreedRanges() {

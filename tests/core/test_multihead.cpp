@@ -259,6 +259,26 @@ class TestMultihead : public QObject {
     QVERIFY(std::isnan(r.normDA1));
   }
 
+  // The report's timeline carries the categories the engine set (issue 15): inputs, the
+  // gathered rows A3 (saved for backward when they are), O3, and what backward allocates.
+  void timelineCategories() {
+    MultiheadConfig c;
+    c.topP = 0.2;
+    c.backward = true;
+    const auto r = runMultihead(c);
+    std::map<std::string, MemoryCategory> byLabel;
+    bool anyGradient = false;
+    for (const AllocationRecord& rec : r.timeline.records) {
+      byLabel[rec.label] = rec.category;
+      anyGradient = anyGradient || rec.category == MemoryCategory::Gradients;
+    }
+    for (const char* input : {"A1", "P", "W1"}) QCOMPARE(byLabel.at(input), MemoryCategory::Inputs);
+    QCOMPARE(byLabel.at("grad_output"), MemoryCategory::Gradients);
+    QCOMPARE(byLabel.at("A3 = A1[mask]"), MemoryCategory::SavedForBackward);  // saved by mm
+    QCOMPARE(byLabel.at("dA1"), MemoryCategory::Gradients);
+    QVERIFY(anyGradient);
+  }
+
   void noImportantToken() {
     auto device = cpuDevice();
     const Tensor A1 = randomTensor({2, 3, 4}, DType::BFloat16, 1, device, "A1");

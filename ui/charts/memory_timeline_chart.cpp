@@ -165,7 +165,7 @@ void MemoryTimelineChart::addBands(const QVector<double>& x) {
     if (logScale())
       for (double& v : y) v = std::max(v, kLogFloorMiB);
     auto* g = p->addGraph();
-    g->setName(QStringLiteral("allocated: ") + memoryCategoryName(cat));
+    g->setName(QStringLiteral("allocated: ") + memoryCategoryText(cat));
     g->setLineStyle(QCPGraph::lsStepLeft);
     QColor color = seriesColor(c);
     g->setPen(QPen(color.darker(120), 1));

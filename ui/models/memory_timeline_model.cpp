@@ -16,47 +16,13 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-bool startsWith(const std::string& s, std::string_view prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
-
-bool contains(const std::string& s, std::string_view part) {
-  return s.find(part) != std::string::npos;
-}
-
 constexpr double kMiB = 1024.0 * 1024.0;
 
 }  // namespace
 
-QString memoryCategoryName(MemoryCategory c) {
-  switch (c) {
-    case MemoryCategory::Inputs:
-      return QStringLiteral("inputs");
-    case MemoryCategory::GatheredCopy:
-      return QStringLiteral("gathered copy");
-    case MemoryCategory::Outputs:
-      return QStringLiteral("outputs");
-    case MemoryCategory::SavedForBackward:
-      return QStringLiteral("saved for backward");
-    case MemoryCategory::Gradients:
-      return QStringLiteral("gradients");
-    case MemoryCategory::Other:
-      return QStringLiteral("other");
-  }
-  return {};
-}
-
-MemoryCategory memoryCategoryOf(const std::string& label, const std::string& why) {
-  if (startsWith(label, "grad") || label == "dA" || label == "dC" || startsWith(label, "dW"))
-    return MemoryCategory::Gradients;
-  if (startsWith(why, "saved") || startsWith(label, "saved"))
-    return MemoryCategory::SavedForBackward;
-  if (label == "a" || label == "c" || label == "q" || label == "index copied to the device")
-    return MemoryCategory::Inputs;
-  if (contains(label, "[q") || label == "indexed copy") return MemoryCategory::GatheredCopy;
-  if (label == "out" || contains(label, "output") || contains(label, "result"))
-    return MemoryCategory::Outputs;
-  return MemoryCategory::Other;
+QString memoryCategoryText(MemoryCategory c) {
+  const std::string_view name = memoryCategoryName(c);
+  return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 MemoryTimelineModel::MemoryTimelineModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -89,17 +55,8 @@ void MemoryTimelineModel::setTimeline(const MemoryTimeline& t, const QString& st
     const auto why = t.aliveWhy.find(r.id);
     const std::string whyText = why == t.aliveWhy.end() ? std::string() : why->second;
     recordIndex.insert(r.id, static_cast<int>(records_.size()));
-    records_.append({qs(r.label), qs(whyText), r.alive, memoryCategoryOf(r.label, whyText)});
+    records_.append({qs(r.label), qs(whyText), r.alive, r.category});
   }
-  // What backward allocates ("bmm output" of a backward op, zeros, sums) is gradient memory.
-  if (t.statementEndUs > 0)
-    for (const MemoryEvent& ev : t.events) {
-      if (ev.kind != MemoryEventKind::Alloc || ev.timeUs <= t.statementEndUs) continue;
-      const int idx = recordIndex.value(ev.allocationId, -1);
-      if (idx < 0) continue;
-      MemoryCategory& c = records_[idx].category;
-      if (c == MemoryCategory::Outputs || c == MemoryCategory::Other) c = MemoryCategory::Gradients;
-    }
   const qsizetype n = static_cast<qsizetype>(t.events.size());
   rows_.reserve(n);
   for (auto* v : {&allocated_, &requested_, &reserved_}) {
@@ -188,7 +145,7 @@ QString MemoryTimelineModel::tooltipAt(int event) const {
                      .arg(opAt(event));
   if (r.record >= 0)
     text += QStringLiteral(": %1 (%2), %3")
-                .arg(labelAt(event), memoryCategoryName(records_[r.record].category),
+                .arg(labelAt(event), memoryCategoryText(records_[r.record].category),
                      whyAliveAt(event));
   text += QStringLiteral("\nallocated %1 MiB, requested %2 MiB, reserved %3 MiB")
               .arg(allocated_[event] / kMiB, 0, 'f', 2)
@@ -219,7 +176,7 @@ QVariant MemoryTimelineModel::raw(int row, int column) const {
     case Label:
       return labelAt(row);
     case Category:
-      return r.record < 0 ? QString() : memoryCategoryName(records_[r.record].category);
+      return r.record < 0 ? QString() : memoryCategoryText(records_[r.record].category);
     case Bytes:
       return r.bytes;
     case Allocated:

@@ -3,22 +3,9 @@
 // RunConfig::recordTimeline) as a table, one row per allocator event, plus the per-event
 // series a chart needs: allocated, requested, reserved, and allocated split by category.
 //
-// Categories (memoryCategoryOf), decided per allocation record from its label and, when it is
-// still alive at the end of the statement, from why (MemoryTimeline::aliveWhy). The first rule
-// that matches wins:
-//   gradients           label starts with "grad" ("grad of a", "grad_output", "grad (to ...)")
-//                       or is "dA", "dC", "dW..."
-//   saved for backward  why starts with "saved" (autograd keeps it), or the label does
-//   inputs              label is "a", "c" or "q", or "index copied to the device" (q's copy)
-//   gathered copy       label indexes with a tensor: "c[q]", "c[q[i*b:i*b+b]]" (holds "[q"),
-//                       or "indexed copy"
-//   outputs             label is "out", or holds "output" or "result" ("bmm output",
-//                       "matmul per batch results")
-//   other               anything else (clones, sums, scratch)
-// Then an outputs or other record allocated after the end of the statement (during backward,
-// MemoryTimeline::statementEndUs) counts as gradients: backward ops' outputs, zeros and sums.
-// So c[q] saved by BmmBackward0 counts as saved for backward, and a c[q] freed before the end
-// of the statement as a gathered copy. Segment events (no record) change no category.
+// Categories come with each allocation record (AllocationRecord::category): the engine sets
+// them where it allocates (core/memory/memory_category.h says who sets which); nothing here
+// reads a label to decide. Segment events (no record) change no category.
 
 #include "core/report/strategies_report.h"
 
@@ -30,20 +17,9 @@
 
 namespace matmulviz::ui {
 
-enum class MemoryCategory {
-  Inputs,
-  GatheredCopy,
-  Outputs,
-  SavedForBackward,
-  Gradients,
-  Other,
-};
-constexpr int kMemoryCategoryCount = 6;
-
-/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other".
-QString memoryCategoryName(MemoryCategory c);
-/// The rule in this file's comment. `why` is empty for records freed before the statement end.
-MemoryCategory memoryCategoryOf(const std::string& label, const std::string& why);
+/// memoryCategoryName as the view shows it: "inputs", "gathered copy", "outputs", "saved for
+/// backward", "gradients", "other".
+QString memoryCategoryText(MemoryCategory c);
 
 class MemoryTimelineModel : public QAbstractTableModel {
   Q_OBJECT
@@ -54,7 +30,7 @@ class MemoryTimelineModel : public QAbstractTableModel {
     Op,         ///< the op that caused the event ("bmm", "index")
     Kind,       ///< "alloc", "free", "segment_alloc", ... (memoryEventKindName)
     Label,      ///< the record's label ("c[q]"), empty for segment events
-    Category,   ///< memoryCategoryName
+    Category,   ///< memoryCategoryText of the record's category
     Bytes,      ///< block or segment bytes of the event
     Allocated,  ///< memory_allocated after the event, bytes
     Requested,  ///< sum of the exact requests after the event, bytes

@@ -10,7 +10,6 @@
 #include <QMetaObject>
 #include <QThread>
 
-#include <cstdio>
 #include <exception>
 #include <new>
 
@@ -50,17 +49,15 @@ bool RunController::wait(int ms) {
   return done;
 }
 
-double RunController::fractionOf(const std::string& message, const Scenario& s) const {
-  // "<strategy>: run r of R" (core/strategies/runner.cpp)
-  const auto& names = s.config.strategies;
-  for (size_t x = 0; x < names.size(); ++x) {
-    if (message.rfind(names[x] + ": run ", 0) != 0) continue;
-    int r = 0, total = 1;
-    if (std::sscanf(message.c_str() + names[x].size(), ": run %d of %d", &r, &total) == 2 &&
-        total > 0)
-      return (double(x) + double(r - 1) / total) / double(names.size());
-  }
-  return -1;
+double RunController::fractionOf(const RunProgress& p) {
+  using P = RunProgress::Phase;
+  if (p.phase == P::Finished) return 1;
+  if ((p.phase != P::Forward && p.phase != P::Backward) || p.strategyCount < 1 || p.repeatCount < 1)
+    return -1;
+  // Each strategy is an equal share; in it, each repeat is, and its backward takes the second
+  // half of the last repeat's.
+  const double repeatsDone = p.phase == P::Forward ? p.repeat - 1 : p.repeatCount - 0.5;
+  return (p.strategyIndex + repeatsDone / p.repeatCount) / p.strategyCount;
 }
 
 namespace {
@@ -72,6 +69,26 @@ QString panelMessage(const BadInput& e) {
   if (e.field() == "host memory") return reason;
   const QString field = QString::fromStdString(e.field());
   return (field.size() == 1 ? field.toUpper() : field) + QStringLiteral(": ") + reason;
+}
+
+/// Appends the panel's remedy to each skipped backward's message: the app has no force, so a
+/// backward over the time limit runs once the sizes are smaller.
+void addPanelRemedies(StrategiesReport& report, double limitSeconds) {
+  using R = BackwardOutcome::Reason;
+  for (StrategyRun& r : report.runs) {
+    std::string& message = r.backward.message;
+    if (r.backward.reason == R::NothingRequiresGrad) {
+      message += QCoreApplication::translate("RunController", ": tick a or c under requires_grad")
+                     .toStdString();
+    } else if (r.backward.reason == R::OverTimeLimit) {
+      message += QCoreApplication::translate(
+                     "RunController",
+                     "; the app runs a backward estimated under %1 s only: make N or M smaller "
+                     "to run it here")
+                     .arg(limitSeconds)
+                     .toStdString();
+    }
+  }
 }
 
 QString outOfHostMemoryMessage() {
@@ -98,13 +115,15 @@ void RunController::work(const Scenario& scenario) {
     PreparedRun prepared = prepareRun(std::move(config));  // refuses before any allocation
     const bool withData = prepared.config.device != DeviceKind::Meta;
     StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
-    ProgressFn progressFn = [&](const std::string& message) {
-      const double f = fractionOf(message, scenario);
-      const QString text = QString::fromStdString(message);
+    ProgressFn progressFn = [&](const RunProgress& p) {
+      const double f = fractionOf(p);
+      const QString text = QString::fromStdString(describe(p));
       post([this, text, f] { emit progress(text, f); });
     };
     if (withData) runner.checkFitsInHostMemory(progressFn);
-    auto report = std::make_shared<const StrategiesReport>(runner.run(progressFn, &cancel_));
+    StrategiesReport result = runner.run(progressFn, &cancel_);
+    addPanelRemedies(result, scenario.config.backwardLimitSeconds);
+    auto report = std::make_shared<const StrategiesReport>(std::move(result));
     const double wall = double(clock.nsecsElapsed()) * 1e-9;
     if (cancel_)
       post([this, report, scenario] { emit cancelled(report, scenario); });

@@ -4,6 +4,7 @@
 // report or the error handed back on the GUI thread.
 
 #include "core/report/strategies_report.h"
+#include "core/strategies/runner.h"
 #include "ui/models/scenario.h"
 
 #include <QObject>
@@ -31,6 +32,12 @@ class RunController : public QObject {
   /// Waits (at most `ms`) for the run in flight to end; for tests and shutdown.
   bool wait(int ms);
 
+  /// The progress bar's fraction in [0, 1] at `p`: each strategy an equal share, each of its
+  /// repeats an equal part of that, its backward the second half of the last repeat's part;
+  /// 1 at Finished. -1 (the bar keeps its value) for the steps before the first repeat.
+  /// Nondecreasing over the order the runner reports in.
+  static double fractionOf(const RunProgress& p);
+
  signals:
   void started(const QString& title);
   /// `fraction` in [0, 1]: strategies and repeats done over all of them.
@@ -45,7 +52,6 @@ class RunController : public QObject {
 
  private:
   void work(const Scenario& scenario);
-  double fractionOf(const std::string& message, const Scenario& scenario) const;
 
   QThread* thread_ = nullptr;
   std::atomic<bool> cancel_{false};

@@ -1,0 +1,52 @@
+#pragma once
+// What an allocation holds, as the Memory view stacks it: set by the engine where it allocates
+// (issue 15, "typed messages"), carried by each AllocationRecord, read by the views. Nothing
+// recovers it from a label.
+//
+// Who sets which:
+//   inputs              the runner's device copies of a and c (runMultihead's A1, P, W1); the
+//                       index copied to the device
+//   gathered copy       the strategies' c[q] and c[q[i*b:i*b+b]], multihead's A3 = A1[mask]
+//   outputs             the strategies' per-row and per-batch results, out, multihead's O3
+//   saved for backward  at the end of the statement (the runner; runMultihead after the
+//                       forward), a live block that autograd holds (a SavedTensor registered
+//                       on its storage) and the caller does not
+//   gradients           grad_output and everything autograd's backward allocates (its ops'
+//                       results, zeros, sums, .grad)
+//   other               anything else (clones, staging copies, sums): the default
+
+#include <cstdint>
+#include <string_view>
+
+namespace matmulviz {
+
+enum class MemoryCategory : uint8_t {
+  Inputs,
+  GatheredCopy,
+  Outputs,
+  SavedForBackward,
+  Gradients,
+  Other,
+};
+constexpr int kMemoryCategoryCount = 6;
+
+/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other".
+constexpr std::string_view memoryCategoryName(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::Inputs:
+      return "inputs";
+    case MemoryCategory::GatheredCopy:
+      return "gathered copy";
+    case MemoryCategory::Outputs:
+      return "outputs";
+    case MemoryCategory::SavedForBackward:
+      return "saved for backward";
+    case MemoryCategory::Gradients:
+      return "gradients";
+    case MemoryCategory::Other:
+      return "other";
+  }
+  return "other";
+}
+
+}  // namespace matmulviz
