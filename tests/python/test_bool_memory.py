@@ -9,7 +9,6 @@ itself is what IndexBackward0 saves; t[mask] = number is masked_fill_ (nothing a
 Blocks are rounded to 512 bytes (test_cuda_memory.py).
 """
 
-import gc
 
 import pytest
 
@@ -21,17 +20,7 @@ except ImportError as e:
                 f"PYTHONPATH=build/release/python", allow_module_level=True)
 
 
-@pytest.fixture(autouse=True)
-def empty_device():
-    matmulviz.set_cuda_mode("data")
-    gc.collect()
-    torch.cuda.empty_cache()
-    assert torch.cuda.memory_allocated() == 0, "the device is not empty before the test"
-    torch.cuda.reset_peak_memory_stats()
-    yield
-    matmulviz.set_cuda_mode("data")
-    gc.collect()
-    torch.cuda.empty_cache()
+pytestmark = pytest.mark.usefixtures("empty_device")
 
 
 def allocated():

@@ -13,7 +13,6 @@ default settings), the same rules the engine documents in core/memory/caching_al
 Every test starts from an empty device (nothing allocated, nothing cached).
 """
 
-import gc
 
 import pytest
 
@@ -28,20 +27,7 @@ MiB = 2**20
 F32 = 4  # bytes per float32
 
 
-@pytest.fixture(autouse=True)
-def empty_device():
-    """Frees what earlier tests left to the garbage collector, empties the cache, and
-    requires an empty device; afterwards empties it again."""
-    gc.collect()
-    torch.cuda.empty_cache()
-    allocated, reserved = torch.cuda.memory_allocated(), torch.cuda.memory_reserved()
-    if allocated or reserved:
-        pytest.fail(f"the device is not empty before the test: {allocated} bytes allocated, "
-                    f"{reserved} reserved (a tensor outlived an earlier test)")
-    torch.cuda.reset_peak_memory_stats()
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
+pytestmark = pytest.mark.usefixtures("empty_device")
 
 
 def stats():

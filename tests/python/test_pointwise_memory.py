@@ -13,7 +13,7 @@ import gc
 import pytest
 
 try:
-    import matmulviz
+    import matmulviz  # noqa: F401  (skips the module when the package is missing)
     import matmulviz.torch as torch
 except ImportError as e:
     pytest.skip(f"matmulviz.torch cannot be imported ({e}); build the project and run with "
@@ -23,17 +23,7 @@ N = 1000      # elements: 4000 bytes of float32, a 4096-byte block
 BLOCK = 4096
 
 
-@pytest.fixture(autouse=True)
-def empty_device():
-    if hasattr(matmulviz, "set_cuda_mode"):
-        matmulviz.set_cuda_mode("data")
-    gc.collect()
-    torch.cuda.empty_cache()
-    assert torch.cuda.memory_allocated() == 0, "the device is not empty before the test"
-    torch.cuda.reset_peak_memory_stats()
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
+pytestmark = pytest.mark.usefixtures("empty_device")
 
 
 def allocated():
