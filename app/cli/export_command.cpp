@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
+#include "app/cli/run_for_cli.h"
 #include "core/costmodel/cost_model.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
@@ -189,26 +190,18 @@ int run(const Options& o, const CLI::App& cmd) {
     return 2;
   }
   const auto say = [](const std::string& what) { std::cerr << "[matmulviz] " << what << "\n"; };
-  const auto progress = [&](const RunProgress& p) {
-    if (p.phase != RunProgress::Phase::Finished) say(describe(p));  // the "wrote" line ends it
-  };
-  StrategiesReport report;
-  try {
-    PreparedRun prepared = prepareRun(config);  // refuses before any allocation
-    StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
-    runner.checkFitsInHostMemory(progress);
-    report = runner.run(progress);
-    addCliRemedies(report);
-  } catch (const BadInput& e) {
-    std::cerr << "matmulviz-cli export: " << cliMessage(e) << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
-    return 2;
-  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: the device failed
-    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
-    return 1;
-  }
+  int status = 0;
+  const std::optional<StrategiesReport> ran = runForCli(
+      "export",
+      [&](const ProgressFn& progress) {             // the "wrote" line ends it
+        PreparedRun prepared = prepareRun(config);  // refuses before any allocation
+        StrategyRunner runner(std::move(prepared.config), std::move(prepared.inputs));
+        runner.checkFitsInHostMemory(progress);
+        return runner.run(progress);
+      },
+      &status);
+  if (!ran) return status;
+  const StrategiesReport& report = *ran;
   const auto app = makeApplication();
   ui::RunHistory history;
   const QString title = QString::fromStdString(o.title.empty() ? o.preset : o.title);

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
+#include "app/cli/run_for_cli.h"
 #include "core/costmodel/cost_model.h"
 #include "core/io/npy.h"
 #include "core/ops/ops.h"
@@ -205,26 +206,17 @@ int run(const Options& o, const CLI::App& cmd) {
     return 2;
   }
 
-  const auto progress = [](const RunProgress& p) {
-    if (p.phase != RunProgress::Phase::Finished)  // the report itself says it ended
-      std::cerr << "[matmulviz] " << describe(p) << "\n";
-  };
-  StrategiesReport report;
-  try {
-    StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
-    runner.checkFitsInHostMemory(progress);
-    report = runner.run(progress);
-    addCliRemedies(report);
-  } catch (const BadInput& e) {
-    std::cerr << "matmulviz-cli strategies: " << cliMessage(e) << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
-    return 2;
-  } catch (const std::runtime_error& e) {  // kernels::cuda::CudaError: the device failed
-    std::cerr << "matmulviz-cli strategies: " << e.what() << "\n";
-    return 1;
-  }
+  int status = 0;
+  const std::optional<StrategiesReport> ran = runForCli(
+      "strategies",
+      [&](const ProgressFn& progress) {
+        StrategyRunner runner(config, std::move(inputs), std::move(gradOutput));
+        runner.checkFitsInHostMemory(progress);
+        return runner.run(progress);
+      },
+      &status);
+  if (!ran) return status;
+  const StrategiesReport& report = *ran;
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
   auto json = toJson(report);
   if (gpu) addPredictions(json, report, *gpu);
