@@ -7,6 +7,7 @@
 #include "core/io/npy.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
+#include "core/report/report_inputs.h"
 #include "core/strategies/workload.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
@@ -56,15 +57,6 @@ std::vector<Shape> parseShapes(const std::string& text) {
   return shapes;
 }
 
-Tensor randomOperand(const Shape& sizes, DType dtype, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  Tensor t = empty(sizes, dtype, nullptr, "operand");
-  for (int64_t x = 0, n = t.numel(); x < n; ++x)
-    storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
-  return t;
-}
-
 /// Host operands: from --inputs (checked against --shapes when given) or random.
 std::vector<Tensor> loadOperands(const Options& o, DType dtype) {
   std::vector<Tensor> ops;
@@ -73,7 +65,7 @@ std::vector<Tensor> loadOperands(const Options& o, DType dtype) {
     if (shapes.empty()) throw std::invalid_argument("--shapes: required unless --inputs is given");
     const uint64_t seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
     for (size_t i = 0; i < shapes.size(); ++i)
-      ops.push_back(randomOperand(shapes[i], dtype, seed + i));
+      ops.push_back(randomNormalHost(shapes[i], dtype, seed + i, "operand"));
     return ops;
   }
   const auto paths = split(o.inputs, ',');

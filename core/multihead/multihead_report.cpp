@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/multihead/multihead.h"
 #include "core/ops/ops.h"
+#include "core/report/report_inputs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,16 +23,6 @@ void requirePositive(int64_t v, const char* name) {
   if (v < 1) throw std::invalid_argument(std::string(name) + ": must be at least 1");
 }
 
-template <typename Dist>
-Tensor randomHost(const Shape& sizes, DType dtype, uint64_t seed, Dist dist,
-                  const std::string& label) {
-  std::mt19937_64 rng(seed);
-  Tensor t = empty(sizes, dtype, nullptr, label);
-  for (int64_t x = 0, n = t.numel(); x < n; ++x)
-    storeFromDouble(t.dataPtr(), dtype, x, static_cast<double>(dist(rng)));
-  return t;
-}
-
 /// The host tensor converted to `dtype` when it is another float type; its shape checked.
 Tensor checkedInput(const Tensor& t, const Shape& sizes, DType dtype, const char* name) {
   if (t.sizes() != sizes)
@@ -43,12 +34,6 @@ Tensor checkedInput(const Tensor& t, const Shape& sizes, DType dtype, const char
   if (t.dtype() == dtype) return t;
   NoGradGuard noGrad;
   return toDType(t, dtype);
-}
-
-Tensor hostCopy(const Tensor& t, const std::string& label) {
-  if (!t.defined() || !t.hasData()) return {};
-  NoGradGuard noGrad;
-  return toDevice(t, nullptr, label);
 }
 
 /// Live blocks grouped by (label, why); `why` of a block comes from `reasonOf`, blocks for

@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
 #include "core/ops/ops.h"
+#include "core/report/report_inputs.h"
 #include "core/util/bad_input.h"
 
 #include <algorithm>
@@ -33,21 +34,6 @@ Tensor deviceInput(const Tensor& host, const Shape& sizes, DType dtype, const De
     t = empty(sizes, dtype, device, label);
   }
   t.setCategory(category);
-  return t;
-}
-
-Tensor hostCopy(const Tensor& t, const std::string& label) {
-  if (!t.defined() || !t.hasData()) return {};
-  NoGradGuard noGrad;
-  return toDevice(t, nullptr, label);
-}
-
-Tensor randomNormal(const Shape& sizes, DType dtype, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  Tensor t = empty(sizes, dtype, nullptr, "grad_output");
-  for (int64_t x = 0, n = t.numel(); x < n; ++x)
-    storeFromDouble(t.dataPtr(), dtype, x, normal(rng));
   return t;
 }
 
@@ -203,7 +189,7 @@ StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutpu
   checkInputs(config_.workload, inputs_);
   const Workload& w = config_.workload;
   if (config_.backward && !gradOutput_.defined() && inputs_.a.defined())
-    gradOutput_ = randomNormal({w.n, w.i, w.k}, w.dtype, config_.seed + 1);
+    gradOutput_ = randomNormalHost({w.n, w.i, w.k}, w.dtype, config_.seed + 1, "grad_output");
   if (gradOutput_.defined() && gradOutput_.sizes() != Shape{w.n, w.i, w.k})
     throw BadInput("grad output", gradOutput_.shapeString(), shapeToString({w.n, w.i, w.k}),
                    "expected shape " + shapeToString({w.n, w.i, w.k}) + " but got " +
