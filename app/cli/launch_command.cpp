@@ -151,7 +151,8 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
   return exitCode;
 }
 
-int runLaunch(const LaunchOptions& o) {
+/// What `launch` runs, from its options once they are checked.
+struct LaunchPlan {
   const kernels::KernelVariant* variant = nullptr;
   kernels::MatmulProblem problem;
   int tpb = 0;
@@ -159,114 +160,133 @@ int runLaunch(const LaunchOptions& o) {
   int repeats = 1;
   sim::LaunchOptions sim;
   const costmodel::GpuProfile* gpu = nullptr;
-  try {
-    if (!o.model.empty()) {
-      gpu = costmodel::findGpuProfile(o.model);
-      if (gpu == nullptr) {
-        throw std::invalid_argument("--model: '" + o.model + "' is not a GPU profile; allowed: " +
-                                    costmodel::gpuProfileKeys());
-      }
+};
+
+/// The kernel, its GPU profile and the device, checked. Throws std::invalid_argument.
+void checkKernelAndDevice(const LaunchOptions& o, LaunchPlan& plan) {
+  if (!o.model.empty()) {
+    plan.gpu = costmodel::findGpuProfile(o.model);
+    if (plan.gpu == nullptr) {
+      throw std::invalid_argument("--model: '" + o.model + "' is not a GPU profile; allowed: " +
+                                  costmodel::gpuProfileKeys());
     }
-    variant = kernels::findKernel(o.kernel);
-    if (variant == nullptr || variant->reference) {
-      throw std::invalid_argument("--kernel: '" + o.kernel +
-                                  "' is not a kernel; allowed: " + kernels::kernelNames() +
-                                  ", or a teaching kernel that is wrong "
-                                  "on purpose: " +
-                                  kernels::faultyKernelNames());
-    }
-    constexpr std::int64_t kIntMax = 2147483647;
-    problem.M = parsePositiveInt(o.m, "--m", 1, kIntMax);
-    problem.K = parsePositiveInt(o.k, "--k", 1, kIntMax);
-    problem.N = parsePositiveInt(o.n, "--n", 1, kIntMax);
-    if (variant->gathered) {
-      problem.batch = parsePositiveInt(o.batch, "--batch", 1, kIntMax);
-      problem.table = parsePositiveInt(o.table, "--table", 1, kIntMax);
-    }
-    tpb = parseTpb(o.tpb);
-    seed = static_cast<std::uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
-    repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 100000));
-    if (o.device != "cpu" && o.device != "cuda") {
-      throw std::invalid_argument("--device: '" + o.device +
-                                  "' is not a device; allowed: cpu | cuda");
-    }
-    if (variant->faulty && o.device == "cuda") {
-      throw std::invalid_argument(
-          "--kernel " + o.kernel + " --device cuda: " + o.kernel + " is wrong on purpose (" +
-          std::string(variant->file) +
-          ") and runs on the simulator only, which reports its faults instead of committing "
-          "them; on a GPU it would really race or access memory out of bounds. Use --device "
-          "cpu");
-    }
-    try {
-      variant->config(problem, tpb);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(
-          "--m " + o.m + " --k " + o.k + " --n " + o.n + " --tpb " + o.tpb +
-          (variant->gathered ? " --batch " + o.batch + " --table " + o.table : "") + ": " +
-          e.what());
-    }
-    sim.kernel = o.kernel;
-    sim.maxDiagnostics = static_cast<std::size_t>(
-        parsePositiveInt(o.maxDiagnostics, "--max-diagnostics", 0, 100000));
-    sim.trace = !o.trace.empty();
-    sim.traceCapBytes = static_cast<std::size_t>(parseByteSize(o.traceCap, "--trace-cap"));
-    if (!o.traceBlocks.empty()) {
-      if (!sim.trace) throw std::invalid_argument("--trace-blocks: give --trace PATH as well");
-      sim.traceBlocks = parseBlockList(o.traceBlocks);
-      const std::uint64_t blocks = variant->config(problem, tpb).blocks();
-      for (const std::uint64_t b : sim.traceBlocks) {
-        if (b >= blocks) {
-          throw std::invalid_argument("--trace-blocks: block " + std::to_string(b) +
-                                      " is outside the grid of " + std::to_string(blocks) +
-                                      " blocks (linear ids 0.." + std::to_string(blocks - 1) +
-                                      ", x fastest)");
-        }
-      }
-    }
-    if (sim.trace && o.device == "cuda") {
-      throw std::invalid_argument("--trace: traces come from the simulator; use --device cpu");
-    }
-    checkOutputPath(o.json, "--json");
-    checkOutputPath(o.trace, "--trace");
-    if (o.trace == "-") throw std::invalid_argument("--trace: give a file path, not '-'");
-    const std::int64_t need = hostBytes(problem, variant->gathered);
-    const std::int64_t available = availableHostMemoryBytes();
-    if (static_cast<double>(need) + static_cast<double>(sim.trace ? sim.traceCapBytes : 0) >
-        0.85 * static_cast<double>(available)) {
-      throw std::invalid_argument(
-          "sizes too large for this machine: inputs, output and float64 "
-          "reference need " +
-          formatSize(need) + (sim.trace ? " plus the trace cap" : "") + " but only " +
-          formatSize(available) + " are available");
-    }
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "matmulviz-cli launch: " << e.what() << "\n";
-    return 2;
   }
+  plan.variant = kernels::findKernel(o.kernel);
+  if (plan.variant == nullptr || plan.variant->reference) {
+    throw std::invalid_argument("--kernel: '" + o.kernel +
+                                "' is not a kernel; allowed: " + kernels::kernelNames() +
+                                ", or a teaching kernel that is wrong "
+                                "on purpose: " +
+                                kernels::faultyKernelNames());
+  }
+  if (o.device != "cpu" && o.device != "cuda") {
+    throw std::invalid_argument("--device: '" + o.device +
+                                "' is not a device; allowed: cpu | cuda");
+  }
+  if (plan.variant->faulty && o.device == "cuda") {
+    throw std::invalid_argument(
+        "--kernel " + o.kernel + " --device cuda: " + o.kernel + " is wrong on purpose (" +
+        std::string(plan.variant->file) +
+        ") and runs on the simulator only, which reports its faults instead of committing "
+        "them; on a GPU it would really race or access memory out of bounds. Use --device "
+        "cpu");
+  }
+}
 
-  if (o.device == "cuda") return runOnCuda(*variant, problem, tpb, seed, repeats, o.json);
+/// The sizes, tpb, seed and repeats, and the kernel's launch configuration for them.
+void parseProblem(const LaunchOptions& o, LaunchPlan& plan) {
+  constexpr std::int64_t kIntMax = 2147483647;
+  kernels::MatmulProblem& problem = plan.problem;
+  problem.M = parsePositiveInt(o.m, "--m", 1, kIntMax);
+  problem.K = parsePositiveInt(o.k, "--k", 1, kIntMax);
+  problem.N = parsePositiveInt(o.n, "--n", 1, kIntMax);
+  if (plan.variant->gathered) {
+    problem.batch = parsePositiveInt(o.batch, "--batch", 1, kIntMax);
+    problem.table = parsePositiveInt(o.table, "--table", 1, kIntMax);
+  }
+  plan.tpb = parseTpb(o.tpb);
+  plan.seed = static_cast<std::uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
+  plan.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 100000));
+  try {
+    plan.variant->config(problem, plan.tpb);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(
+        "--m " + o.m + " --k " + o.k + " --n " + o.n + " --tpb " + o.tpb +
+        (plan.variant->gathered ? " --batch " + o.batch + " --table " + o.table : "") + ": " +
+        e.what());
+  }
+}
 
-  const kernels::SimulatedRun run = kernels::runSimulated(*variant, problem, tpb, seed, sim);
-  const nlohmann::ordered_json j = kernels::launchJson(*variant, problem, tpb, run, gpu);
+/// The simulator's options (diagnostics, trace, traced blocks) and the output paths.
+void parseSimulatorOptions(const LaunchOptions& o, LaunchPlan& plan) {
+  sim::LaunchOptions& sim = plan.sim;
+  sim.kernel = o.kernel;
+  sim.maxDiagnostics =
+      static_cast<std::size_t>(parsePositiveInt(o.maxDiagnostics, "--max-diagnostics", 0, 100000));
+  sim.trace = !o.trace.empty();
+  sim.traceCapBytes = static_cast<std::size_t>(parseByteSize(o.traceCap, "--trace-cap"));
+  if (!o.traceBlocks.empty()) {
+    if (!sim.trace) throw std::invalid_argument("--trace-blocks: give --trace PATH as well");
+    sim.traceBlocks = parseBlockList(o.traceBlocks);
+    const std::uint64_t blocks = plan.variant->config(plan.problem, plan.tpb).blocks();
+    for (const std::uint64_t b : sim.traceBlocks) {
+      if (b >= blocks) {
+        throw std::invalid_argument("--trace-blocks: block " + std::to_string(b) +
+                                    " is outside the grid of " + std::to_string(blocks) +
+                                    " blocks (linear ids 0.." + std::to_string(blocks - 1) +
+                                    ", x fastest)");
+      }
+    }
+  }
+  if (sim.trace && o.device == "cuda") {
+    throw std::invalid_argument("--trace: traces come from the simulator; use --device cpu");
+  }
+  checkOutputPath(o.json, "--json");
+  checkOutputPath(o.trace, "--trace");
+  if (o.trace == "-") throw std::invalid_argument("--trace: give a file path, not '-'");
+}
+
+/// Refuses sizes whose inputs, output, float64 reference and trace would not fit in 85% of the
+/// host memory available now.
+void checkHostMemory(const LaunchPlan& plan) {
+  const std::int64_t need = hostBytes(plan.problem, plan.variant->gathered);
+  const std::int64_t available = availableHostMemoryBytes();
+  if (static_cast<double>(need) + static_cast<double>(plan.sim.trace ? plan.sim.traceCapBytes : 0) >
+      0.85 * static_cast<double>(available)) {
+    throw std::invalid_argument(
+        "sizes too large for this machine: inputs, output and float64 "
+        "reference need " +
+        formatSize(need) + (plan.sim.trace ? " plus the trace cap" : "") + " but only " +
+        formatSize(available) + " are available");
+  }
+}
+
+/// Runs the plan on the simulator and prints or writes its report, trace and warnings.
+int runOnSimulator(const LaunchPlan& plan, const LaunchOptions& o) {
+  const kernels::KernelVariant& variant = *plan.variant;
+  const kernels::SimulatedRun run =
+      kernels::runSimulated(variant, plan.problem, plan.tpb, plan.seed, plan.sim);
+  const nlohmann::ordered_json j =
+      kernels::launchJson(variant, plan.problem, plan.tpb, run, plan.gpu);
   if (o.json == "-") {
     std::cout << j.dump(2) << "\n";
   } else {
-    kernels::writeLaunchText(std::cout, *variant, problem, tpb, run);
-    if (gpu != nullptr) {
+    kernels::writeLaunchText(std::cout, variant, plan.problem, plan.tpb, run);
+    if (plan.gpu != nullptr) {
       const costmodel::Prediction p =
-          costmodel::predict(kernels::launchCounts(run.report.stats), *gpu);
-      std::cout << "  model (" << gpu->name << ", not a measurement): " << formatSeconds(p.totalS)
-                << " predicted, " << p.bound << "-bound (memory " << formatSeconds(p.memoryS)
-                << ", compute " << formatSeconds(p.computeS) << ", launch "
-                << formatSeconds(p.launchS) << "; every load counted, no caches)\n";
+          costmodel::predict(kernels::launchCounts(run.report.stats), *plan.gpu);
+      std::cout << "  model (" << plan.gpu->name
+                << ", not a measurement): " << formatSeconds(p.totalS) << " predicted, " << p.bound
+                << "-bound (memory " << formatSeconds(p.memoryS) << ", compute "
+                << formatSeconds(p.computeS) << ", launch " << formatSeconds(p.launchS)
+                << "; every load counted, no caches)\n";
     }
     if (!o.json.empty()) {
       writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
       std::cerr << "[matmulviz] wrote " << o.json << "\n";
     }
   }
-  if (sim.trace) {
+  if (plan.sim.trace) {
     writeFileAtomically(o.trace, [&](std::ostream& os) { sim::writeTraceJson(os, run.report); });
     std::cerr << "[matmulviz] wrote " << o.trace << " (" << run.report.trace.events().size()
               << " events, " << run.report.trace.dropped() << " dropped by the "
@@ -278,6 +298,22 @@ int runLaunch(const LaunchOptions& o) {
     return 1;
   }
   return 0;
+}
+
+int runLaunch(const LaunchOptions& o) {
+  LaunchPlan plan;
+  try {
+    checkKernelAndDevice(o, plan);
+    parseProblem(o, plan);
+    parseSimulatorOptions(o, plan);
+    checkHostMemory(plan);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli launch: " << e.what() << "\n";
+    return 2;
+  }
+  if (o.device == "cuda")
+    return runOnCuda(*plan.variant, plan.problem, plan.tpb, plan.seed, plan.repeats, o.json);
+  return runOnSimulator(plan, o);
 }
 
 }  // namespace
