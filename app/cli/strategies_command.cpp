@@ -168,6 +168,41 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
   }
 }
 
+/// Prints or writes what the options ask for: the JSON report (stdout for `--json -`) or the
+/// text report with predictions, the timeline, the saved tensors, the "wrote" lines and the
+/// accuracy warnings. Returns the exit status: 1 when a run failed, its accuracy check failed or
+/// --save-dir could not be written, else 0.
+int emitReport(const Options& o, const StrategiesReport& report) {
+  const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
+  auto json = toJson(report);
+  if (gpu) addPredictions(json, report, *gpu);
+  if (o.json == "-") {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    writeTextReport(std::cout, report);
+    if (gpu) writePredictions(std::cout, report, *gpu);
+    if (!o.json.empty())
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
+  }
+  if (!o.timeline.empty())
+    writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
+  if (!o.saveDir.empty()) {
+    try {
+      saveOutputs(o.saveDir, report);
+    } catch (const std::exception& e) {  // filesystem_error, npy::NpyError
+      std::cerr << "matmulviz-cli strategies: --save-dir: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  for (const auto* path : {&o.json, &o.timeline})
+    if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
+  if (o.json == "-")  // else the text report on stdout says it
+    for (const StrategyRun& r : report.runs)
+      for (const std::string& w : r.accuracyWarnings)
+        std::cerr << "matmulviz-cli strategies: warning: " << r.strategy << ": " << w << "\n";
+  return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
+}
+
 int run(const Options& o, const CLI::App& cmd) {
   RunConfig config;
   Inputs inputs;
@@ -216,35 +251,7 @@ int run(const Options& o, const CLI::App& cmd) {
       },
       &status);
   if (!ran) return status;
-  const StrategiesReport& report = *ran;
-  const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
-  auto json = toJson(report);
-  if (gpu) addPredictions(json, report, *gpu);
-  if (o.json == "-") {
-    std::cout << json.dump(2) << "\n";
-  } else {
-    writeTextReport(std::cout, report);
-    if (gpu) writePredictions(std::cout, report, *gpu);
-    if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
-  }
-  if (!o.timeline.empty())
-    writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
-  if (!o.saveDir.empty()) {
-    try {
-      saveOutputs(o.saveDir, report);
-    } catch (const std::exception& e) {  // filesystem_error, npy::NpyError
-      std::cerr << "matmulviz-cli strategies: --save-dir: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  for (const auto* path : {&o.json, &o.timeline})
-    if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
-  if (o.json == "-")  // else the text report on stdout says it
-    for (const StrategyRun& r : report.runs)
-      for (const std::string& w : r.accuracyWarnings)
-        std::cerr << "matmulviz-cli strategies: warning: " << r.strategy << ": " << w << "\n";
-  return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
+  return emitReport(o, *ran);
 }
 
 }  // namespace
