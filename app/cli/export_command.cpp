@@ -7,6 +7,7 @@
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/report_predictions.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_text.h"
@@ -93,17 +94,7 @@ RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
 nlohmann::ordered_json reportJson(const StrategiesReport& report,
                                   const costmodel::GpuProfile& gpu) {
   auto j = toJson(report);
-  const Workload& w = report.workload;
-  for (size_t x = 0; x < report.runs.size(); ++x) {
-    const auto counts = costmodel::strategyCounts(
-        report.runs[x].strategy, {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)});
-    const auto p = costmodel::predict(counts, gpu);
-    j["runs"][x]["predicted"] = {
-        {"model", std::string(gpu.name)}, {"time_s", p.totalS},
-        {"bound", std::string(p.bound)},  {"launches", counts.launches},
-        {"bytes_read", counts.bytesRead}, {"bytes_written", counts.bytesWritten},
-        {"flops", counts.flops}};
-  }
+  costmodel::addPredictions(j, report, gpu);
   return j;
 }
 

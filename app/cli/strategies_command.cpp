@@ -6,6 +6,7 @@
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/report_predictions.h"
 #include "core/io/npy.h"
 #include "core/ops/ops.h"
 #include "core/report/chrome_trace.h"
@@ -116,25 +117,6 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   return in;
 }
 
-costmodel::StrategyWorkload modelWorkload(const Workload& w) {
-  return {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)};
-}
-
-/// Adds the cost model's prediction to each run of the JSON report.
-void addPredictions(nlohmann::ordered_json& j, const StrategiesReport& report,
-                    const costmodel::GpuProfile& gpu) {
-  for (size_t x = 0; x < report.runs.size(); ++x) {
-    const auto counts =
-        costmodel::strategyCounts(report.runs[x].strategy, modelWorkload(report.workload));
-    const auto p = costmodel::predict(counts, gpu);
-    j["runs"][x]["predicted"] = {
-        {"model", std::string(gpu.name)}, {"time_s", p.totalS},
-        {"bound", std::string(p.bound)},  {"launches", counts.launches},
-        {"bytes_read", counts.bytesRead}, {"bytes_written", counts.bytesWritten},
-        {"flops", counts.flops}};
-  }
-}
-
 /// The prediction as the text report's last section, labelled as a model.
 void writePredictions(std::ostream& os, const StrategiesReport& report,
                       const costmodel::GpuProfile& gpu) {
@@ -142,8 +124,10 @@ void writePredictions(std::ostream& os, const StrategiesReport& report,
      << " (a roofline model, not a measurement: max(bytes / bandwidth, flops / peak) + launches "
         "x latency):\n";
   for (const StrategyRun& r : report.runs) {
-    const auto counts = costmodel::strategyCounts(r.strategy, modelWorkload(report.workload));
-    const auto p = costmodel::predict(counts, gpu);
+    const auto predicted = costmodel::predictRun(report.workload, r.strategy, gpu);
+    if (!predicted) continue;
+    const costmodel::WorkCounts& counts = predicted->counts;
+    const costmodel::Prediction& p = predicted->prediction;
     char line[256];
     const std::string bound = std::string(p.bound) + "-bound";
     std::snprintf(line, sizeof line, "  %-10s %10s  %-13s %8llu launches %10s moved\n",
@@ -175,7 +159,7 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 int emitReport(const Options& o, const StrategiesReport& report) {
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
   auto json = toJson(report);
-  if (gpu) addPredictions(json, report, *gpu);
+  if (gpu) costmodel::addPredictions(json, report, *gpu);
   if (o.json == "-") {
     std::cout << json.dump(2) << "\n";
   } else {

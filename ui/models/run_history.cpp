@@ -1,5 +1,7 @@
 #include "ui/models/run_history.h"
 
+#include "core/costmodel/report_predictions.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QSaveFile>
@@ -273,18 +275,11 @@ StrategyResult resultOf(const StrategyRun& r, const StrategiesReport& report,
   s.backwardStatus = backwardText(r.backward);
   s.backwardMaxMemBytes = r.backward.maxMemBytes;
   if (r.backward.status == BackwardOutcome::Status::Ran) s.backwardTimeS = r.backward.timeSeconds;
-  if (gpu) {
-    const Workload& w = report.workload;
-    try {
-      const auto counts = costmodel::strategyCounts(
-          r.strategy, {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)});
-      const auto p = costmodel::predict(counts, *gpu);
-      s.predictedS = p.totalS;
-      s.predictedGpu = qs(gpu->name);
-      s.predictedBound = qs(p.bound);
-    } catch (const std::invalid_argument&) {
-      // A strategy the model does not know: no prediction.
-    }
+  if (const auto p = gpu ? costmodel::predictRun(report.workload, r.strategy, *gpu)
+                         : std::nullopt) {  // none for a strategy the model does not know
+    s.predictedS = p->prediction.totalS;
+    s.predictedGpu = qs(gpu->name);
+    s.predictedBound = qs(p->prediction.bound);
   }
   return s;
 }
