@@ -19,7 +19,8 @@ std::string cliMessage(const BadInput& e) {
                                                         {"dtype", "--dtype"},
                                                         {"device memory", "--device-memory"},
                                                         {"device", "--device"},
-                                                        {"grad output", "--grad-output"}};
+                                                        {"grad output", "--grad-output"},
+                                                        {"requires_grad", "--requires-grad"}};
   const auto it = flags.find(e.field());
   return it == flags.end() ? e.reason() : it->second + ": " + e.reason();
 }

@@ -1,5 +1,6 @@
 #include "core/strategies/preset.h"
 
+#include "core/util/bad_input.h"
 #include "core/util/json_fields.h"
 
 #include <nlohmann/json.hpp>
@@ -20,8 +21,8 @@ void parseRequiresGrad(const std::string& text, bool& a, bool& c) {
   } else if (text == "a,c" || text == "c,a") {
     a = c = true;
   } else {
-    throw std::invalid_argument("--requires-grad: '" + text +
-                                "' is not allowed (allowed: none, a, c, a,c)");
+    throw BadInput("requires_grad", text, "none, a, c, a,c",
+                   "'" + text + "' is not allowed (allowed: none, a, c, a,c)");
   }
 }
 
@@ -72,6 +73,8 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
   auto checked = [&](const JsonFields& fields, const char* key, auto&& parse) {
     try {
       parse();
+    } catch (const BadInput& e) {  // the field is this key: its reason alone
+      fields.fail(key, "is refused: " + e.reason());
     } catch (const std::invalid_argument& e) {
       if (std::string_view(e.what()).starts_with(fields.what())) throw;
       fields.fail(key, std::string("is refused: ") + e.what());

@@ -117,7 +117,7 @@ class TestPreset : public QObject {
                                        "'tpu'";
     QTest::newRow("requires_grad unknown")
         << R"({"requires_grad": "b"})"
-        << "preset 'x.json': field 'requires_grad' is refused: --requires-grad: 'b' is not allowed";
+        << "preset 'x.json': field 'requires_grad' is refused: 'b' is not allowed";
     QTest::newRow("strategies string")
         << R"({"strategies": "direct"})"
         << "preset 'x.json': field 'strategies' must be an array of strings, but is a string";
