@@ -20,7 +20,10 @@ std::string cliMessage(const BadInput& e) {
                                                         {"device memory", "--device-memory"},
                                                         {"device", "--device"},
                                                         {"grad output", "--grad-output"},
-                                                        {"requires_grad", "--requires-grad"}};
+                                                        {"requires_grad", "--requires-grad"},
+                                                        {"a", "--a"},
+                                                        {"c", "--c"},
+                                                        {"q", "--q"}};
   const auto it = flags.find(e.field());
   return it == flags.end() ? e.reason() : it->second + ": " + e.reason();
 }

@@ -41,6 +41,8 @@ template <typename F>
 auto forArgument(const char* arg, F&& parse) {
   try {
     return parse();
+  } catch (const BadInput&) {  // names its field: worded by cliMessage
+    throw;
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     if (msg.rfind("--", 0) == 0) throw;

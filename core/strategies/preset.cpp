@@ -73,8 +73,8 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
   auto checked = [&](const JsonFields& fields, const char* key, auto&& parse) {
     try {
       parse();
-    } catch (const BadInput& e) {  // the field is this key: its reason alone
-      fields.fail(key, "is refused: " + e.reason());
+    } catch (const BadInput& e) {  // the key's own value: its reason alone; a sub-field: named
+      fields.fail(key, "is refused: " + (e.field() == key ? e.reason() : std::string(e.what())));
     } catch (const std::invalid_argument& e) {
       if (std::string_view(e.what()).starts_with(fields.what())) throw;
       fields.fail(key, std::string("is refused: ") + e.what());

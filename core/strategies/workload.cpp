@@ -1,6 +1,7 @@
 #include "core/strategies/workload.h"
 
 #include "core/ops/ops.h"
+#include "core/util/bad_input.h"
 
 #include <cmath>
 #include <limits>
@@ -10,18 +11,18 @@
 namespace matmulviz {
 
 void Workload::validate() const {
-  const std::pair<const char*, int64_t> fields[] = {{"--n", n}, {"--m", m}, {"--i", i},
-                                                    {"--j", j}, {"--k", k}, {"--batch", batch}};
+  const std::pair<const char*, int64_t> fields[] = {{"n", n}, {"m", m}, {"i", i},
+                                                    {"j", j}, {"k", k}, {"batch", batch}};
   for (auto [name, v] : fields)
     if (v < 1)
-      throw std::invalid_argument(std::string(name) + ": must be at least 1, got " +
-                                  std::to_string(v));
+      throw BadInput(name, std::to_string(v), "1 or more",
+                     "must be at least 1, got " + std::to_string(v));
   const auto limit = std::numeric_limits<int64_t>::max() / 16;
   auto product = [&](std::initializer_list<int64_t> xs, const char* what) {
     long double p = 1;
     for (int64_t x : xs) p *= static_cast<long double>(x);
     if (p > static_cast<long double>(limit))
-      throw std::invalid_argument(std::string(what) + " has too many elements");
+      throw BadInput("sizes", "", "", std::string(what) + " has too many elements");
   };
   product({n, i, j}, "a [N, I, J]");
   product({m, j, k}, "c [M, J, K]");
@@ -48,20 +49,22 @@ Inputs makeRandomInputs(const Workload& w, uint64_t seed, bool withData) {
 }
 
 void checkInputs(const Workload& w, const Inputs& in) {
-  auto expect = [](const Tensor& t, const Shape& s, const char* arg) {
+  auto expect = [](const Tensor& t, const Shape& s, const char* name) {
     if (t.sizes() != s)
-      throw std::invalid_argument(std::string(arg) + ": expected shape " + shapeToString(s) +
-                                  " but got " + t.shapeString());
+      throw BadInput(name, t.shapeString(), shapeToString(s),
+                     "expected shape " + shapeToString(s) + " but got " + t.shapeString());
   };
-  if (in.a.defined()) expect(in.a, {w.n, w.i, w.j}, "--a");
-  if (in.c.defined()) expect(in.c, {w.m, w.j, w.k}, "--c");
-  expect(in.q, {w.n}, "--q");
-  if (in.q.dtype() != DType::Int64) throw std::invalid_argument("--q: must be int64");
+  if (in.a.defined()) expect(in.a, {w.n, w.i, w.j}, "a");
+  if (in.c.defined()) expect(in.c, {w.m, w.j, w.k}, "c");
+  expect(in.q, {w.n}, "q");
+  if (in.q.dtype() != DType::Int64)
+    throw BadInput("q", std::string(dtypeName(in.q.dtype())), "int64", "must be int64");
   const auto* q = in.q.data<int64_t>();
   for (int64_t x = 0; x < w.n; ++x)
     if (q[x] < 0 || q[x] >= w.m)
-      throw std::invalid_argument("--q: q[" + std::to_string(x) + "] = " + std::to_string(q[x]) +
-                                  " is outside [0, M) = [0, " + std::to_string(w.m) + ")");
+      throw BadInput("q", std::to_string(q[x]), "[0, M)",
+                     "q[" + std::to_string(x) + "] = " + std::to_string(q[x]) +
+                         " is outside [0, M) = [0, " + std::to_string(w.m) + ")");
 }
 
 namespace {

@@ -19,7 +19,8 @@ struct Workload {
   int64_t batch = 256;  ///< strategy3's batch
   DType dtype = DType::Float32;
 
-  /// Throws std::invalid_argument naming the field when a size is < 1 or a product overflows.
+  /// Throws BadInput naming the field ("n", ..., "batch") when a size is < 1, or "sizes" when a
+  /// tensor's element count would overflow 64-bit indexing.
   void validate() const;
   int64_t aBytes() const { return n * i * j * elementSize(dtype); }
   int64_t cBytes() const { return m * j * k * elementSize(dtype); }

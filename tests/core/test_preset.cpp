@@ -141,7 +141,7 @@ class TestPreset : public QObject {
                                          "a number";
     QTest::newRow("product too large")
         << R"({"workload": {"n": 2147483647, "i": 2147483647, "j": 2147483647}})"
-        << "preset 'x.json': field 'workload' is refused: a [N, I, J] has too many elements";
+        << "preset 'x.json': field 'workload' is refused: sizes: a [N, I, J] has too many elements";
     QTest::newRow("number beyond double (fuzz finding: out_of_range.406 escaped)")
         << "{\n  \"workload\": {\"n\": 1E1072}\n}"
         << "x.json:2: number overflow parsing '1E1072' (allowed: numbers within +-1.7e308)";
