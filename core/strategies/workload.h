@@ -37,8 +37,8 @@ struct Inputs {
 /// runner creates them on the meta device by shape.
 Inputs makeRandomInputs(const Workload& w, uint64_t seed, bool withData = true);
 
-/// Checks user-supplied inputs against the workload (shapes, q in [0, M)); throws
-/// std::invalid_argument naming the argument ("--q: q[17] = 4096 is outside [0, M) = [0, 2048)").
+/// Checks user-supplied inputs against the workload (shapes, q int64 and in [0, M)); throws
+/// BadInput naming the tensor ("q", reason "q[17] = 4096 is outside [0, M) = [0, 2048)").
 void checkInputs(const Workload& w, const Inputs& in);
 
 /// float64 reference: ref[n] = a[n] @ c[q[n]], a plain loop, independent of the engine's ops.
