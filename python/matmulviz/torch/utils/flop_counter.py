@@ -93,22 +93,25 @@ class FlopCounterMode:
         self.depth = depth
         self.display = display
         self._counter = _C._FlopCounter()
-        self._counts = {}
+        # PyTorch keeps a defaultdict: reading the "Global" total creates its (empty) entry.
+        self._global_read = False
 
     def get_total_flops(self):
         """The FLOPs counted, all ops together."""
+        self._global_read = True
         return sum(self._global_counts().values())
 
     def get_flop_counts(self):
-        """{"Global": {op handle (torch.ops.aten.mm, ...): FLOPs}}; empty before any counted op."""
+        """{"Global": {op handle (torch.ops.aten.mm, ...): FLOPs}}. As in PyTorch, {} until an
+        op with a formula ran or get_total_flops()/get_table() read the total."""
         counts = self._global_counts()
-        return {"Global": counts} if counts else {}
+        return {"Global": counts} if counts or self._global_read else {}
 
     def get_table(self, depth=None):
         """The table PyTorch's FlopCounterMode prints: module, FLOPs and % of the total."""
         header = ["Module", "FLOP", "% Total"]
         counts = self._global_counts()
-        total = sum(counts.values())
+        total = self.get_total_flops()
         suffix = get_suffix_str(total)
         if counts:
             values = [["Global", convert_num_with_suffix(total, suffix),
@@ -123,6 +126,7 @@ class FlopCounterMode:
         return {_ops._by_name(name): flops for name, flops in self._counter.counts()}
 
     def __enter__(self):
+        self._global_read = False
         self._counter.start()
         return self
 
