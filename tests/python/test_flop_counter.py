@@ -185,3 +185,20 @@ def test_arguments_as_pytorch():
     with mode:
         pass
     assert mode.get_flop_counts() == {}
+
+
+def test_gather_bmm_counts_as_the_bmm_it_replaces():
+    import matmulviz
+
+    a = torch.randn(4, 2, 3, device="cuda", requires_grad=True)
+    c = torch.randn(5, 3, 6, device="cuda", requires_grad=True)
+    q = torch.tensor([0, 4, 2, 0])
+    with FlopCounterMode(display=False) as forward:
+        out = matmulviz.gather_bmm(a, c, q)
+    assert forward.get_flop_counts() == {
+        "Global": {torch.ops.matmulviz.gather_bmm: bmm_flop(4, 2, 3, 6)}}
+    assert str(torch.ops.matmulviz.gather_bmm) == "matmulviz.gather_bmm"
+    with FlopCounterMode(display=False) as backward:
+        out.sum().backward()  # dA and dC: one bmm-sized product each
+    assert backward.get_flop_counts() == {
+        "Global": {torch.ops.matmulviz.gather_bmm_backward: 2 * bmm_flop(4, 2, 3, 6)}}
