@@ -6,6 +6,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/io/npy.h"
 #include "core/ops/einsum.h"
+#include "core/ops/flop_counter.h"
 #include "core/ops/ops.h"
 #include "core/report/report_inputs.h"
 #include "core/strategies/workload.h"
@@ -93,6 +94,8 @@ struct EinsumRun {
   std::string warning;   ///< why the accuracy check failed; empty when it passed
   MemoryCounters inputs, current, peak;
   nlohmann::ordered_json allocations = nlohmann::ordered_json::array();
+  /// FLOPs as PyTorch's FlopCounterMode counts them (core/ops/flop_counter.h): its bmm calls.
+  int64_t flops = 0;
 };
 
 /// Runs the contraction on a fresh device (`factory`'s, or the cpu device), timed up to the end
@@ -109,7 +112,9 @@ EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& host
   r.device = device->kind();
   r.inputs = device->allocator().current();
   const auto t0 = std::chrono::steady_clock::now();
+  FlopCounter flops;
   Tensor out = einsum(equation, ops);
+  r.flops = flops.total();
   device->synchronize();  // a GPU's queued work
   r.timeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.setLabel("einsum output");
@@ -146,6 +151,8 @@ nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
   j["operand_shapes"] = shapes;
   j["output_shape"] = r.out.sizes();
   j["time_s"] = r.timeS;
+  // FLOPs as PyTorch's FlopCounterMode counts them; einsum runs no backward here (null).
+  j["flops"] = {{"forward", r.flops}, {"backward", nullptr}};
   j["max_rel_err"] = std::isfinite(r.maxRelErr) ? nlohmann::ordered_json(r.maxRelErr) : nullptr;
   j["accuracy_failed"] = !r.warning.empty();
   j["warnings"] = r.warning.empty() ? nlohmann::ordered_json::array()

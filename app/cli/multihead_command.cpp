@@ -167,6 +167,9 @@ nlohmann::ordered_json toJson(const MultiheadReport& r) {
   j["accuracy_failed"] = !warnings.empty();
   j["warnings"] = warnings;
   j["time_s"] = r.timeSeconds;
+  // FLOPs as PyTorch's FlopCounterMode counts them; backward null without --backward.
+  j["flops"] = {{"forward", r.forwardFlops},
+                {"backward", c.backward ? nlohmann::ordered_json(r.backwardFlops) : nullptr}};
   j["memory"] = {{"cur_mem_bytes", r.current.allocatedBytes},
                  {"max_mem_bytes", r.peak.allocatedBytes},
                  {"cur_mem_mib", toMiBFloor(r.current.allocatedBytes)},

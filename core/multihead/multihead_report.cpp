@@ -2,6 +2,7 @@
 
 #include "core/autograd/grad_mode.h"
 #include "core/multihead/multihead.h"
+#include "core/ops/flop_counter.h"
 #include "core/ops/ops.h"
 #include "core/report/report_inputs.h"
 
@@ -157,7 +158,9 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
   for (const auto& [t, name] : {std::pair{&A1, "A1"}, {&P, "P"}, {&W1, "W1"}, {&g, "grad_output"}})
     if (t->defined()) inputIds[t->storage().allocationId()] = std::string("input ") + name;
 
+  FlopCounter flops;
   const auto afterForward = [&] {
+    r.forwardFlops = flops.total();
     r.savedForBackward = groupLive(*device, [&](const AllocationRecord& rec) {
       std::string why = holdersText(*device, rec.id);
       if (!why.empty() && !inputIds.count(rec.id)) {
@@ -176,6 +179,7 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
   }
   device->synchronize();  // a GPU's queued work
   r.timeSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.backwardFlops = flops.total() - r.forwardFlops;
   r.current = device->allocator().current();
   r.peak = device->allocator().peak();
   std::unordered_map<int64_t, std::string> reasons;

@@ -62,6 +62,9 @@ struct MultiheadReport {
   std::vector<KeptAlive> keptAlive;  ///< blocks alive after return and why
   MemoryTimeline timeline;           ///< when config.recordTimeline
   double timeSeconds = 0;            ///< the call itself, wall clock
+  /// FLOPs of the forward and (with backward) the backward, as PyTorch's FlopCounterMode counts
+  /// them (core/ops/flop_counter.h; one multiply-add = 2): the per-head bmm and its backward.
+  int64_t forwardFlops = 0, backwardFlops = 0;
 };
 
 /// The inputs a run will use: the given ones checked against `config` (shape; a floating dtype,

@@ -3,8 +3,11 @@
 // GEMM: [count_m * I, J] @ c[m] [J, K]. The grouping and the packed rows are host work buffers
 // of the CPU backend; device memory holds only what a GPU kernel would need: q's device copy,
 // the output, and in backward dA and dC (see kernels/04_gather_bmm.h for the GPU kernel).
+// FLOPs (core/ops/flop_counter.h) count as the bmm it replaces: 2 * N * I * J * K, under
+// "matmulviz.gather_bmm", and the same per gradient under "matmulviz.gather_bmm_backward".
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
+#include "core/ops/flop_counter.h"
 #include "core/ops/ops.h"
 #include "core/ops/strided_loop.h"
 #include "core/util/blas.h"
@@ -173,6 +176,10 @@ TensorList GatherBmmBackward::apply(TensorList&& grads) {
   TensorList result(2);
   if (!dO.defined()) return result;
   OpScope op(dO.device(), "gather_bmm_backward");
+  // One bmm-sized product per gradient (dA = dO @ c[q]^T, dC = scatter of a^T @ dO).
+  const int64_t products = (needsInputGrad(0) ? 1 : 0) + (needsInputGrad(1) ? 1 : 0);
+  countFlops("matmulviz.gather_bmm_backward",
+             products * bmmFlops(aSizes_[0], aSizes_[1], aSizes_[2], cSizes_[2]));
   const DevicePtr& device = dO.storage().devicePtr();
   const Tensor qOnDevice = q_.deviceKind() == DeviceKind::Host && device
                                ? toDevice(q_, device, "q copied to the device")
@@ -248,6 +255,7 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
     }
   }
   OpScope op(a.device(), "gather_bmm");
+  countFlops("matmulviz.gather_bmm", bmmFlops(a.size(0), a.size(1), a.size(2), c.size(2)));
   const DevicePtr& device = a.storage().devicePtr();
   Tensor out = empty({a.size(0), a.size(1), c.size(2)}, a.dtype(), device, "gather_bmm output");
   {

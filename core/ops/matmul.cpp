@@ -3,10 +3,12 @@
 // grad, and self only when mat2 requires grad).
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
+#include "core/ops/flop_counter.h"
 #include "core/ops/gemm_kernel.h"
 #include "core/ops/ops.h"
 #include "core/ops/shape_rules.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace matmulviz {
@@ -42,7 +44,7 @@ class MatProductBackward final : public Node {
  public:
   MatProductBackward(bool batched, const Tensor& self, const Tensor& mat2, bool needSelf,
                      bool needMat2)
-      : batched_(batched) {
+      : batched_(batched), counted_(!FlopsNotCounted::active()) {
     const std::string node = name();
     // mat2 is needed for self's gradient, self for mat2's gradient.
     if (needSelf) mat2_ = SavedTensor(mat2, savedWhy("mat2", node, self));
@@ -53,6 +55,8 @@ class MatProductBackward final : public Node {
     TensorList out(2);
     const Tensor& grad = g[0];
     if (!grad.defined()) return out;
+    std::optional<FlopsNotCounted> uncounted;  // the backward of matmul's mv path (MvBackward0)
+    if (!counted_) uncounted.emplace();
     if (batched_) {
       if (needsInputGrad(0)) out[0] = bmm(grad, transpose(mat2_.get(), 1, 2));
       if (needsInputGrad(1)) out[1] = bmm(transpose(self_.get(), 1, 2), grad);
@@ -72,6 +76,7 @@ class MatProductBackward final : public Node {
 
  private:
   bool batched_;
+  bool counted_;  // false for matmul's mv path: PyTorch's flop counter does not count aten.mv
   SavedTensor self_, mat2_;
 };
 
@@ -187,6 +192,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     throw std::invalid_argument("mat1 and mat2 shapes cannot be multiplied (" + dims(self) +
                                 " and " + dims(mat2) + ")");
   checkSameDTypeAndDevice(self, mat2, "mm");
+  countFlops("aten.mm", mmFlops(self.size(0), self.size(1), mat2.size(1)));
   Tensor out3;
   {
     NoGradGuard noGrad;
@@ -205,6 +211,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
                                 "] but got: [" + std::to_string(mat2.size(0)) + ", " +
                                 std::to_string(mat2.size(1)) + "].");
   checkSameDTypeAndDevice(self, mat2, "bmm");
+  countFlops("aten.bmm", bmmFlops(self.size(0), self.size(1), self.size(2), mat2.size(2)));
   Tensor out;
   {
     NoGradGuard noGrad;
@@ -229,7 +236,10 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
     throw std::invalid_argument("size mismatch, got " + std::to_string(t1.size(0)) + ", " +
                                 dims(t1) + "," + dims(t2));
   if (d1 == 1 && d2 == 1) return dot(t1, t2);
-  if (d1 == 2 && d2 == 1) return squeeze(mm(t1, unsqueeze(t2, 1)), 1);  // mv
+  if (d1 == 2 && d2 == 1) {  // aten.mv, which PyTorch's flop counter does not count
+    FlopsNotCounted mv;
+    return squeeze(mm(t1, unsqueeze(t2, 1)), 1);
+  }
   // PyTorch 1.13: tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)
   if (d1 == 1 && d2 == 2) return squeezeResult(mm(unsqueeze(t1, 0), t2), 0);
   if (d1 == 2 && d2 == 2) return mm(t1, t2);
@@ -246,6 +256,7 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
       Tensor out = unsafeView(mm(bigFolded, small), outputShape);
       return transposed ? contiguous(mT(out)) : out;
     }
+    FlopsNotCounted mv;  // PyTorch: t1_folded.mv(t2), not counted by its flop counter
     return unsafeView(squeeze(mm(bigFolded, unsqueeze(small, 1)), 1), outputShape);
   }
 

@@ -89,6 +89,11 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
       run["kept_alive"].push_back(
           {{"label", k.label}, {"bytes", k.bytes}, {"count", k.count}, {"why", k.why}});
     run["backward"] = backwardJson(r.backward);
+    // FLOPs as PyTorch's FlopCounterMode counts them; backward only when it ran.
+    run["flops"] = {{"forward", r.forwardFlops},
+                    {"backward", r.backward.status == BackwardOutcome::Status::Ran
+                                     ? nlohmann::ordered_json(r.backward.flops)
+                                     : nlohmann::ordered_json()}};
     j["runs"].push_back(std::move(run));
   }
   return j;

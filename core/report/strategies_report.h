@@ -50,6 +50,9 @@ struct BackwardOutcome {
   int64_t curMemBytes = 0;  ///< allocated after backward (grads included)
   double maxRelErrDA = std::numeric_limits<double>::quiet_NaN();
   double maxRelErrDC = std::numeric_limits<double>::quiet_NaN();
+  /// FLOPs of the backward as PyTorch's FlopCounterMode counts them (core/ops/flop_counter.h;
+  /// one multiply-add = 2), when it ran.
+  int64_t flops = 0;
   Tensor dA, dC;  ///< host copies when the device has data and a/c require grad
 };
 
@@ -74,6 +77,9 @@ struct StrategyRun {
   MemoryCounters peak;     ///< since the inputs were made
   Shape outputShape;
   double maxRelErr = std::numeric_limits<double>::quiet_NaN();  ///< NaN: not computed (meta)
+  /// FLOPs of one forward (`out = strategy(...)`) as PyTorch's FlopCounterMode counts them
+  /// (core/ops/flop_counter.h; one multiply-add = 2).
+  int64_t forwardFlops = 0;
   std::vector<KeptAlive> keptAlive;
   /// The accuracy check failed: out, dA or dC, or its float64 reference, holds NaN or Inf, so
   /// its max_rel_err is NaN or Inf. One line per tensor, naming it; empty when the check passed

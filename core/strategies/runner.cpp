@@ -2,6 +2,7 @@
 
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
+#include "core/ops/flop_counter.h"
 #include "core/ops/ops.h"
 #include "core/report/report_inputs.h"
 #include "core/util/bad_input.h"
@@ -336,7 +337,9 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
       const auto t0 = Clock::now();
       {
         OpScope op(device.get(), s.name);
+        FlopCounter flops;
         out = s.run(a, c, inputs_.q, w.batch);
+        run.forwardFlops = flops.total();
       }
       device->synchronize();
       times.push_back(secondsSince(t0));
@@ -393,7 +396,9 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
           const auto t0 = Clock::now();
           {
             OpScope op(device.get(), "backward");
+            FlopCounter flops;
             out.backward(g);
+            b.flops = flops.total();
           }
           device->synchronize();
           b.timeSeconds = secondsSince(t0);

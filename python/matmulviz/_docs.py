@@ -74,6 +74,12 @@ def main():
     print(", ".join(f"`{n}`" for n in lists["torch.cuda"]))
     print("\n## `torch.autograd`\n")
     print(", ".join(f"`{n}`" for n in lists["torch.autograd"]))
+    print("\n## `torch.utils.flop_counter`\n")
+    flop_counter = torch.utils.flop_counter
+    for name in lists["torch.utils.flop_counter"]:
+        print(f"- `torch.utils.flop_counter.{name}{signature(getattr(flop_counter, name))}`")
+    print("\n## `torch.ops` (op handles, the keys of FlopCounterMode's counts)\n")
+    print(", ".join(f"`torch.ops.{n}`" for n in lists["torch.ops"]))
     print("\n## `matmulviz`\n")
     for name in sorted(n for n in matmulviz.__all__):
         print(f"- `matmulviz.{name}{signature(getattr(matmulviz, name))}`")

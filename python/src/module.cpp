@@ -13,4 +13,5 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindAutograd(m);
   matmulviz::python::bindCuda(m);
   matmulviz::python::bindRecorder(m);
+  matmulviz::python::bindFlopCounter(m);
 }

@@ -92,6 +92,11 @@ class TestCliMultihead : public QObject {
     QVERIFY(j["memory"].toObject()["max_mem_bytes"].toDouble() > 0);
     QVERIFY(!j["allocations"].toArray().isEmpty());
     if (t > 0) QVERIFY(j["memory"].toObject()["saved_for_backward_bytes"].toDouble() > 0);
+    // FLOPs as PyTorch's FlopCounterMode counts them (torch/utils/flop_counter.py: bmm_flop =
+    // 2 * b * m * n * k): one bmm [nh, t, hd] @ [nh, hd, e] forward, two in backward (A1 and W1).
+    const qint64 bmm = 2 * 4 * t * (16 / 4) * 4;
+    QCOMPARE(j["flops"].toObject()["forward"].toInteger(-1), bmm);
+    QCOMPARE(j["flops"].toObject()["backward"].toInteger(-1), 2 * bmm);
   }
 
   void withoutBackwardNothingSaved() {
@@ -100,6 +105,7 @@ class TestCliMultihead : public QObject {
     const QJsonObject j = parse(r.out);
     QVERIFY(j["saved_for_backward"].toArray().isEmpty());
     QVERIFY(j["norms"].toObject()["dA1"].isNull());
+    QVERIFY(j["flops"].toObject()["backward"].isNull());
   }
 
   // One row per kind of bad input the issue names; the finer cases (top_p < 0, top_k 0, sizes
@@ -180,23 +186,28 @@ class TestCliMultihead : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("expect");  // in the JSON's output_shape, or in stderr
-    QTest::newRow("mm") << QStringList{"ik,kj->ij", "--shapes", "2x3,3x4"} << 0 << "[2,4]";
+    // FLOPs of its one bmm (torch/utils/flop_counter.py's bmm_flop = 2 * b * m * n * k)
+    QTest::addColumn<qint64>("flops");
+    QTest::newRow("mm") << QStringList{"ik,kj->ij", "--shapes", "2x3,3x4"} << 0 << "[2,4]"
+                        << qint64{2 * 2 * 4 * 3};
     QTest::newRow("float16 bmm") << QStringList{"bij,bjk->bik", "--shapes", "2x3x4,2x4x5",
                                                 "--dtype", "float16"}
-                                 << 0 << "[2,3,5]";
+                                 << 0 << "[2,3,5]" << qint64{2 * 2 * 3 * 5 * 4};
     if (!kSanitizedBuild)
       QTest::newRow("mismatch") << QStringList{"ik,kj->ij", "--shapes", "2x3,4x4"} << 2
-                                << "subscript k has size 4";
+                                << "subscript k has size 4" << qint64{0};
     if (!kSanitizedBuild)
-      QTest::newRow("bad shape") << QStringList{"ij->i", "--shapes", "2y3"} << 2 << "--shapes";
+      QTest::newRow("bad shape") << QStringList{"ij->i", "--shapes", "2y3"} << 2 << "--shapes"
+                                 << qint64{0};
     if (!kSanitizedBuild)
       QTest::newRow("no meta device") << QStringList{"ij->i", "--shapes", "2x3", "--device", "meta"}
-                                      << 2 << "--device: 'meta' is not offered here";
+                                      << 2 << "--device: 'meta' is not offered here" << qint64{0};
   }
   void einsumCommand() {
     QFETCH(QStringList, args);
     QFETCH(int, exitCode);
     QFETCH(QString, expect);
+    QFETCH(qint64, flops);
     const CliResult r = runCli(QStringList{"einsum"} + args + QStringList{"--json", "-"});
     QVERIFY(r.ok());
     QCOMPARE(r.exitCode, exitCode);
@@ -207,6 +218,7 @@ class TestCliMultihead : public QObject {
       QCOMPARE(QString::fromUtf8(shape), expect);
       QVERIFY(j["max_rel_err"].toDouble() < 1e-2);
       QCOMPARE(j["device"].toString(), QStringLiteral("cpu"));
+      QCOMPARE(j["flops"].toObject()["forward"].toInteger(-1), flops);
     } else {
       QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
     }

@@ -409,6 +409,19 @@ void TestCliStrategies::jsonContract() {
     QVERIFY2(run.value("max_rel_err").isDouble() && err < maxRelErr,
              qPrintable(where + ": max_rel_err " + QString::number(err)));
 
+    // FLOPs as PyTorch's FlopCounterMode counts them (torch/utils/flop_counter.py: mm_flop,
+    // bmm_flop = 2 * m * n * k per matrix): every strategy computes n products [i, j] @ [j, k];
+    // the backward one more per input that requires grad.
+    const QJsonObject flops = run.value("flops").toObject();
+    const qint64 forwardFlops = 2 * w.value("n").toInteger() * w.value("i").toInteger() *
+                                w.value("j").toInteger() * w.value("k").toInteger();
+    QCOMPARE(keysOf(flops), (QStringList{"backward", "forward"}));
+    QCOMPARE(flops.value("forward").toInteger(-1), forwardFlops);
+    if (run.value("backward").toObject().value("status").toString() == "ran")
+      QCOMPARE(flops.value("backward").toInteger(-1), requiresGrad.size() * forwardFlops);
+    else
+      QVERIFY2(flops.value("backward").isNull(), qPrintable(where));
+
     const QJsonArray kept = run.value("kept_alive").toArray();
     QVERIFY2(run.value("kept_alive").isArray(), qPrintable(where));
     for (const QJsonValue& k : kept) {

@@ -29,7 +29,8 @@ from matmulviz.torch._device import device
 from matmulviz.torch._size import Size
 from matmulviz.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                         set_grad_enabled)
-from matmulviz.torch import autograd, cuda
+from matmulviz.torch import autograd, cuda, utils
+from matmulviz.torch import _ops as ops
 from matmulviz.torch._unsupported import supported, unsupported_getattr as _unsupported_getattr
 
 Tensor = _C.Tensor

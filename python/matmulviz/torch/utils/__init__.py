@@ -1,0 +1,3 @@
+"""torch.utils: flop_counter (FlopCounterMode)."""
+
+from matmulviz.torch.utils import flop_counter  # noqa: F401
