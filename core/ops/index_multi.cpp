@@ -5,6 +5,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/ops.h"
+#include "core/ops/pointwise.h"
 #include "core/ops/shape_rules.h"
 
 #include <algorithm>
@@ -159,10 +160,10 @@ std::vector<Tensor> indicesOnDevice(const IndexPlan& p, const Tensor& t) {
 
 void refuseCompute(const Tensor& t, const std::string& what) {
   if (t.compute())
-    throw std::invalid_argument(what +
-                                ": more than one index tensor is not supported on a device with "
-                                "its own memory yet (" +
-                                t.compute()->name() + ")");
+    throw NotSupportedError(what +
+                            ": more than one index tensor is not supported on a device with "
+                            "its own memory yet (" +
+                            t.compute()->name() + ")");
 }
 
 /// IndexBackward0 of t[i, j, ...]: saves the index list; the gradient is index_put_ with
@@ -347,9 +348,9 @@ void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src)
       throw std::logic_error(
           "a leaf Variable that requires grad is being used in an in-place operation.");
     if (base.gradFn() && isViewNode(base.gradFn()->name()))
-      throw std::invalid_argument(
-          "copy_: in-place assignment into a view of a tensor that requires grad is not "
-          "supported (CopySlices on the view's base)");
+      throw NotSupportedError(
+          "in-place assignment into a view of a tensor that requires grad (CopySlices on the "
+          "view's base)");
   }
   {
     OpScope op(view.device(), "copy_");

@@ -124,7 +124,8 @@ Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices);
 /// lays it out; host indices on a device tensor are copied to the device for the op and freed
 /// after it. IndexBackward0 saves the index tensors (one "indices" slot each); its backward is
 /// index_put_ with accumulate=True into zeros of t's shape. Bounds errors as index()'s. Throws
-/// std::invalid_argument on a device with its own compute backend.
+/// NotSupportedError (core/ops/pointwise.h) on a device with its own compute backend (indexPut
+/// too).
 Tensor indexTensors(const Tensor& t, const std::vector<std::optional<Tensor>>& indices);
 /// t[indices] = values in place (index_put_, accumulate=False; not differentiable): indices as
 /// indexTensors', `values` of t's dtype broadcast to the indexing result's shape (PyTorch's
@@ -138,8 +139,9 @@ void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices
 /// grad_fn becomes CopySlices (torch/csrc/autograd/functions/tensor.cpp): its backward gives
 /// base's previous history the gradient with the overwritten part zeroed, and src the gradient
 /// of that part summed to src's shape. Throws std::logic_error for a leaf base that requires
-/// grad, std::invalid_argument for a base that is itself a view of a tensor that requires grad
-/// (its grad_fn a view node: the engine keeps no view base to move the CopySlices to).
+/// grad, NotSupportedError (core/ops/pointwise.h) for a base that is itself a view of a tensor
+/// that requires grad (its grad_fn a view node: the engine keeps no view base to move the
+/// CopySlices to).
 void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src);
 
 // ---- arithmetic ----
