@@ -88,7 +88,9 @@ void bindAutograd(py::module_& m) {
              // PyTorch names the C++ class of the leaves' node with its namespace.
              if (dynamic_cast<const AccumulateGrad*>(&n))
                return std::string("torch::autograd::AccumulateGrad");
-             return n.name();
+             std::string name = n.name();
+             if (name == "CopySlices") return "torch::autograd::" + name;
+             return name;
            })
       .def_property_readonly("next_functions", &nextFunctions)
       .def_property_readonly(
