@@ -64,6 +64,9 @@ def test_index_backward_saves_the_index_tensors():
     base = allocated()
     y = x[i, j]
     assert y.grad_fn.name() == "IndexBackward0"
+    assert y.grad_fn._saved_names == ["indices"]
+    saved = y.grad_fn._saved_indices  # a tuple, as PyTorch's list of index tensors
+    assert len(saved) == 2 and saved[0].data_ptr() == i.data_ptr()
     assert allocated() == base + block(12)
     y.sum().backward()
     assert x.grad[0, 1].item() == 2 and x.grad[5, 7].item() == 1 and x.grad.sum().item() == 3
