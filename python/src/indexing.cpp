@@ -200,12 +200,21 @@ Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
   return permute(gathered, order);
 }
 
-/// The index list at::index takes: the integer tensors at their dims, nullopt elsewhere.
-std::vector<std::optional<Tensor>> indexList(const std::vector<AdvancedIndex>& adv) {
+/// The index list at::index takes: the integer tensors at their dims, nullopt elsewhere. A bool
+/// mask among them becomes the columns of its nonzero() at the dims it covers, as at::index's
+/// expandTensors does (the nonzero index lives as long as the list).
+std::vector<std::optional<Tensor>> indexList(const Tensor& t,
+                                             const std::vector<AdvancedIndex>& adv) {
   std::vector<std::optional<Tensor>> list;
   for (const AdvancedIndex& a : adv) {
-    if (a.indices.dtype() == DType::Bool)
-      throw NotSupported("indexing with a boolean mask together with other index tensors");
+    if (a.indices.dtype() == DType::Bool) {
+      checkMaskShape(t, a.dim, a.indices);
+      const Tensor nz = nonzero(a.indices);
+      list.resize(static_cast<size_t>(a.dim + a.indices.dim()));
+      for (int64_t j = 0; j < a.indices.dim(); ++j)
+        list[static_cast<size_t>(a.dim + j)] = select(nz, 1, j);
+      continue;
+    }
     if (a.indices.dtype() != DType::Int64)
       throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
     list.resize(static_cast<size_t>(a.dim) + 1);
@@ -219,7 +228,7 @@ std::vector<std::optional<Tensor>> indexList(const std::vector<AdvancedIndex>& a
 /// Several: core's indexTensors with the index list over t's dims.
 Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   if (adv.empty()) return t;
-  if (adv.size() > 1) return indexTensors(t, indexList(adv));
+  if (adv.size() > 1) return indexTensors(t, indexList(t, adv));
   const Tensor& idx = adv[0].indices;
   if (idx.dtype() == DType::Bool) return applyMask(t, adv[0].dim, idx);
   if (idx.dtype() != DType::Int64)
@@ -273,7 +282,7 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
   }
   NoGradGuard noGrad;
   if (!masked) {  // index_put_ with integer tensors
-    indexPut(target, indexList(adv),
+    indexPut(target, indexList(target, adv),
              source.dtype() == target.dtype() || source.numel() != 1 || source.device() != nullptr
                  ? source
                  : toDType(source, target.dtype()));

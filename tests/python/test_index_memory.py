@@ -107,3 +107,18 @@ def test_assignment_into_a_view_of_a_tensor_that_requires_grad_is_refused():
     v = (x * 2)[1:]
     with pytest.raises(NotImplementedError, match="CopySlices"):
         v[0] = 0.0
+
+
+def test_a_mask_with_an_index_tensor_indexes_with_the_masks_nonzero_columns():
+    x = torch.arange(12., device="cuda").view(3, 4)
+    mask = torch.tensor([True, False, True], device="cuda")
+    j = torch.tensor([1, 3], device="cuda")
+    torch.cuda.reset_peak_memory_stats()
+    base = allocated()
+    y = x[mask, j]
+    assert y.tolist() == [1.0, 11.0]
+    # the output, and during the op nonzero's [2, 1] int64 index
+    assert allocated() == base + block(8)
+    assert torch.cuda.max_memory_allocated() == base + 2 * block(8)
+    x[mask, j] = 0.0
+    assert x.sum().item() == 66 - 12
