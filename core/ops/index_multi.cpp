@@ -352,14 +352,17 @@ void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src)
           "in-place assignment into a view of a tensor that requires grad (CopySlices on the "
           "view's base)");
   }
+  // __setitem__'s copy_to: a src of another shape is expanded first (expand_inplace), so its
+  // gradient goes through ExpandBackward0.
+  const Tensor b = src.sizes() == view.sizes() ? src : expand(src, view.sizes());
   {
     OpScope op(view.device(), "copy_");
     NoGradGuard noGrad;
-    copyInto(view, expand(src, view.sizes()));
+    copyInto(view, b);
   }
   if (!grad) return;
-  auto node = std::make_shared<CopySlicesNode>(base, view, src.sizes(), src.dtype());
-  node->nextEdges = {gradientEdge(base), gradientEdge(src)};
+  auto node = std::make_shared<CopySlicesNode>(base, view, b.sizes(), b.dtype());
+  node->nextEdges = {gradientEdge(base), gradientEdge(b)};
   setHistory(base, node);
 }
 

@@ -138,10 +138,13 @@ void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices
 /// as Tensor.__setitem__ does it. When grad mode is on and base or src requires grad, base's
 /// grad_fn becomes CopySlices (torch/csrc/autograd/functions/tensor.cpp): its backward gives
 /// base's previous history the gradient with the overwritten part zeroed, and src the gradient
-/// of that part summed to src's shape. Throws std::logic_error for a leaf base that requires
-/// grad, NotSupportedError (core/ops/pointwise.h) for a base that is itself a view of a tensor
-/// that requires grad (its grad_fn a view node: the engine keeps no view base to move the
-/// CopySlices to).
+/// of that part (a src of another shape is expanded first, its gradient through ExpandBackward0).
+/// Throws std::logic_error for a leaf base that requires grad, NotSupportedError
+/// (core/ops/pointwise.h) for a base that is itself a view of a tensor that requires grad (its
+/// grad_fn a view node: the engine keeps no view base to move the CopySlices to). The engine
+/// keeps no version counters: base saved for backward before the assignment (y = x.exp();
+/// y[0] = 0) is not detected, where PyTorch's backward raises "one of the variables needed for
+/// gradient computation has been modified by an inplace operation".
 void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src);
 
 // ---- arithmetic ----

@@ -148,7 +148,7 @@ class TestIndexMulti : public QObject {
   }
 
   // y = x * 2; y[0] = 0 (golden setitem_records_copy_slices); and y = x.clone(); y[1:] = z with
-  // z broadcast: z's gradient summed to its shape.
+  // z broadcast: through ExpandBackward0 (copy_to's expand_inplace), z's gradient summed.
   void copySlices() {
     Tensor x = fromDoubles({3}, {1, 1, 1}, DType::Float32);
     x.setRequiresGrad(true);
@@ -167,6 +167,7 @@ class TestIndexMulti : public QObject {
     copyIntoRecorded(b, slice(b, 0, 1, 2), z);
     QCOMPARE(b.toDoubles(), (std::vector<double>{0, 1, 2, 5, 6, 7}));
     QCOMPARE(b.gradFn()->nextEdges.size(), size_t{2});
+    QCOMPARE(b.gradFn()->nextEdges[1].fn->name(), std::string("ExpandBackward0"));
     b.backward(fromDoubles({2, 3}, {1, 2, 3, 4, 5, 6}, DType::Float64));
     QCOMPARE(a.grad().toDoubles(), (std::vector<double>{1, 2, 3, 0, 0, 0}));
     QCOMPARE(z.grad().toDoubles(), (std::vector<double>{4, 5, 6}));
