@@ -253,6 +253,46 @@ class CopySlicesNode final : public Node {
   DType srcDType_;
 };
 
+/// IndexPutBackward0 of t[indices] = values (derivatives.yaml's index_put_: self's gradient is
+/// grad.index_put(indices, zeros_like(values)), values' grad.index(indices), summed to values'
+/// shape). Saves the index list.
+class IndexPutBackward final : public Node {
+ public:
+  IndexPutBackward(std::vector<std::optional<Tensor>> indices, Shape valuesSizes)
+      : indices_(std::move(indices)), valuesSizes_(std::move(valuesSizes)) {}
+  std::string name() const override { return "IndexPutBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    OpScope op(g[0].device(), "IndexPutBackward0");
+    NoGradGuard noGrad;
+    TensorList out(2);
+    if (needsInputGrad(0)) {
+      out[0] = clone(g[0]);
+      const Tensor zero = zeros(valuesSizes_, g[0].dtype(), g[0].storage().devicePtr(),
+                                "zeros_like (IndexPutBackward0)");
+      indexPut(out[0], indices_, zero);
+    }
+    if (needsInputGrad(1)) {
+      Tensor gv = indexTensors(g[0], indices_);
+      out[1] = gv.sizes() == valuesSizes_ ? gv : sumTo(gv, valuesSizes_);
+    }
+    return out;
+  }
+  void releaseSaved() override {
+    for (auto& idx : indices_)
+      if (idx) idx = Tensor();
+  }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    std::vector<std::pair<std::string, Tensor>> saved;
+    for (const auto& idx : indices_)
+      if (idx) saved.emplace_back("indices", *idx);
+    return saved;
+  }
+
+ private:
+  std::vector<std::optional<Tensor>> indices_;
+  Shape valuesSizes_;
+};
+
 /// The view nodes: assigning into a tensor whose grad_fn is one of these would need
 /// CopySlices on its base, which the engine does not track.
 bool isViewNode(const std::string& name) {
@@ -265,6 +305,18 @@ bool isViewNode(const std::string& name) {
   for (const char* v : kViews)
     if (name == v) return name != "CopySlices";
   return false;
+}
+
+/// In place into `t` with autograd: PyTorch's leaf check; a view of a tensor that requires grad
+/// would need CopySlices on its base, which the engine does not track.
+void checkInPlaceTarget(const Tensor& t) {
+  if (t.requiresGrad() && t.isLeaf())
+    throw std::logic_error(
+        "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (t.gradFn() && isViewNode(t.gradFn()->name()))
+    throw NotSupportedError(
+        "in-place assignment into a view of a tensor that requires grad (CopySlices on the "
+        "view's base)");
 }
 
 }  // namespace
@@ -330,28 +382,29 @@ void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices
                                 " cannot be broadcast to indexing result of shape " +
                                 shapeToString(p.resultSizes));
   refuseCompute(t, "index_put_");
-  OpScope op(t.device(), "index_put_");
-  const std::vector<Tensor> copies = indicesOnDevice(p, t);  // freed at the end of the op
-  if (!t.hasData() || !values.hasData()) return;
-  NoGradGuard noGrad;
-  const Tensor v = expand(values, p.resultSizes);
-  const int64_t nb = static_cast<int64_t>(p.broadcast.size());
-  for (size_t i = 0; i < p.offsets.size(); ++i)
-    copyInto(without(p.src, p.first, p.k, p.src.storageOffset() + p.offsets[i]),
-             without(v, p.first, nb, offsetAt(v, p.first, nb, static_cast<int64_t>(i))));
+  const bool grad = anyRequiresGrad({&t, &values});
+  if (grad) checkInPlaceTarget(t);
+  {
+    OpScope op(t.device(), "index_put_");
+    const std::vector<Tensor> copies = indicesOnDevice(p, t);  // freed at the end of the op
+    if (t.hasData() && values.hasData()) {
+      NoGradGuard noGrad;
+      const Tensor v = expand(values, p.resultSizes);
+      const int64_t nb = static_cast<int64_t>(p.broadcast.size());
+      for (size_t i = 0; i < p.offsets.size(); ++i)
+        copyInto(without(p.src, p.first, p.k, p.src.storageOffset() + p.offsets[i]),
+                 without(v, p.first, nb, offsetAt(v, p.first, nb, static_cast<int64_t>(i))));
+    }
+  }
+  if (!grad) return;
+  auto node = std::make_shared<IndexPutBackward>(indices, values.sizes());
+  node->nextEdges = {gradientEdge(t), gradientEdge(values)};
+  setHistory(t, node);
 }
 
 void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src) {
   const bool grad = anyRequiresGrad({&base, &src});
-  if (grad) {
-    if (base.requiresGrad() && base.isLeaf())
-      throw std::logic_error(
-          "a leaf Variable that requires grad is being used in an in-place operation.");
-    if (base.gradFn() && isViewNode(base.gradFn()->name()))
-      throw NotSupportedError(
-          "in-place assignment into a view of a tensor that requires grad (CopySlices on the "
-          "view's base)");
-  }
+  if (grad) checkInPlaceTarget(base);
   // __setitem__'s copy_to: a src of another shape is expanded first (expand_inplace), so its
   // gradient goes through ExpandBackward0.
   const Tensor b = src.sizes() == view.sizes() ? src : expand(src, view.sizes());

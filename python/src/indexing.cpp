@@ -272,22 +272,27 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
                          std::string(py::str(py::type::of(value).attr("__name__"))) + " to a " +
                          std::string("torch.") + std::string(dtypeName(self.dtype())) + " tensor");
   }
-  if (!adv.empty() && GradMode::isEnabled() && (self.requiresGrad() || source.requiresGrad()))
-    throw NotSupported(
-        "assignment through an index tensor into or from a tensor that requires "
-        "grad (IndexPutBackward0)");
   if (adv.empty()) {  // a view of self: copy_, CopySlices when autograd records it
     copyIntoRecorded(self, target, source);
     return;
   }
-  NoGradGuard noGrad;
-  if (!masked) {  // index_put_ with integer tensors
+  const bool grad = GradMode::isEnabled() && (self.requiresGrad() || source.requiresGrad());
+  if (!masked) {  // index_put_ with integer tensors, IndexPutBackward0 when autograd records it
+    if (grad && target.impl() != self.impl())
+      throw NotSupported(
+          "assignment through an index tensor into a view (a sliced or selected tensor) when "
+          "autograd records it (CopySlices around IndexPutBackward0)");
     indexPut(target, indexList(target, adv),
              source.dtype() == target.dtype() || source.numel() != 1 || source.device() != nullptr
                  ? source
                  : toDType(source, target.dtype()));
     return;
   }
+  if (grad)
+    throw NotSupported(
+        "assignment through a boolean mask into or from a tensor that requires grad "
+        "(IndexPutBackward0)");
+  NoGradGuard noGrad;
   {  // index_put_ with a mask (masked_fill_ for a scalar)
     const Tensor& mask = adv[0].indices;
     checkMaskShape(target, adv[0].dim, mask);

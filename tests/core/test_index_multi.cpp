@@ -183,6 +183,36 @@ class TestIndexMulti : public QObject {
              }).empty());
   }
 
+  // y = x.clone(); y[[0, 2], [1, 3]] = v: IndexPutBackward0; x's gradient zero where written,
+  // v's the gradient at those places; a broadcast v's summed.
+  void indexPutBackward() {
+    Tensor x = fromDoubles({3, 4}, iota(12), DType::Float64);
+    x.setRequiresGrad(true);
+    Tensor v = fromDoubles({2}, {5, 6}, DType::Float64);
+    v.setRequiresGrad(true);
+    const Tensor y = clone(x);
+    const Tensor i = longs({2}, {0, 2}), j = longs({2}, {1, 3});
+    indexPut(y, {i, j}, v);
+    QCOMPARE(y.gradFn()->name(), std::string("IndexPutBackward0"));
+    QCOMPARE(y.gradFn()->savedTensors().size(), size_t{2});
+    QCOMPARE(y.toDoubles(), (std::vector<double>{0, 5, 2, 3, 4, 5, 6, 7, 8, 9, 10, 6}));
+    y.backward(fromDoubles({3, 4}, iota(12), DType::Float64));
+    QCOMPARE(x.grad().toDoubles(), (std::vector<double>{0, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+    QCOMPARE(v.grad().toDoubles(), (std::vector<double>{1, 11}));
+
+    Tensor w = fromDoubles({}, {7}, DType::Float64);
+    w.setRequiresGrad(true);
+    const Tensor z = clone(x);
+    indexPut(z, {std::nullopt, longs({2}, {0, 0})}, w);  // z[:, [0, 0]] = w
+    z.backward(fromDoubles({3, 4}, iota(12), DType::Float64));
+    QCOMPARE(w.grad().toDoubles(), (std::vector<double>{2 * (0 + 4 + 8)}));
+    QCOMPARE(errorOf<std::logic_error>([&] {
+               indexPut(x, {i, j}, v);
+             }),
+             std::string("a leaf Variable that requires grad is being used in an in-place "
+                         "operation."));
+  }
+
   // The forward copy allocates nothing.
   void copySlicesMemory() {
     const DevicePtr cpu = makeDevice(DeviceKind::Cpu, {});

@@ -122,3 +122,16 @@ def test_a_mask_with_an_index_tensor_indexes_with_the_masks_nonzero_columns():
     assert torch.cuda.max_memory_allocated() == base + 2 * block(8)
     x[mask, j] = 0.0
     assert x.sum().item() == 66 - 12
+
+
+def test_index_put_on_a_tensor_that_requires_grad_records_index_put_backward():
+    x = torch.ones(1000, device="cuda", requires_grad=True)
+    v = torch.ones(2, device="cuda", requires_grad=True)
+    y = x * 3
+    base = allocated()
+    y[torch.tensor([0, 5], device="cuda")] = v
+    assert allocated() == base + block(16)  # the index tensor itself
+    assert y.grad_fn.name() == "IndexPutBackward0"
+    y.sum().backward()
+    assert x.grad.sum().item() == 3 * 998 and x.grad[5].item() == 0
+    assert v.grad.tolist() == [1.0, 1.0]
