@@ -127,11 +127,14 @@ Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices);
 /// NotSupportedError (core/ops/pointwise.h) on a device with its own compute backend (indexPut
 /// too).
 Tensor indexTensors(const Tensor& t, const std::vector<std::optional<Tensor>>& indices);
-/// t[indices] = values in place (index_put_, accumulate=False; not differentiable): indices as
-/// indexTensors', `values` of t's dtype broadcast to the indexing result's shape (PyTorch's
-/// "shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of shape
-/// [3]"). Allocates nothing but the device copies of host indices, for the op's duration. With
-/// duplicate indices the last write wins.
+/// t[indices] = values in place (index_put_, accumulate=False): indices as indexTensors',
+/// `values` of t's dtype broadcast to the indexing result's shape (PyTorch's "shape mismatch:
+/// value tensor of shape [2] cannot be broadcast to indexing result of shape [3]"). Allocates
+/// nothing but the device copies of host indices, for the op's duration. With duplicate indices
+/// the last write wins. When grad mode is on and t or values requires grad, t's grad_fn becomes
+/// IndexPutBackward0 (saves the index list; t's previous history gets the gradient zeroed where
+/// written, values the gradient there summed to their shape); a leaf t that requires grad and a
+/// view of a tensor that requires grad are refused as in copyIntoRecorded.
 void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices,
               const Tensor& values);
 /// view.copy_(src) (src broadcast to view's shape) where `view` is a view of `base`'s memory,
