@@ -115,6 +115,40 @@ void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values)
 /// and index, contiguous. index(t, indices) for dim 0 or a 0-dim index. On a device with its own
 /// compute backend the gather's output is contiguous in [index dims, other dims] order.
 Tensor indexDim(const Tensor& t, int64_t dim, const Tensor& indices);
+/// at::index(t, indices) with an index list: indices[d] (int64, any shape) indexes t's dim d,
+/// nullopt leaves it whole. The index tensors broadcast together (else std::out_of_range
+/// "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]");
+/// the result's dims are t's before the first indexed dim, the broadcast shape, then t's after
+/// the last one when the indexed dims are adjacent, else (PyTorch's transposeToFront) the
+/// broadcast shape first, then t's dims not indexed. One new tensor, laid out as TensorIterator
+/// lays it out; host indices on a device tensor are copied to the device for the op and freed
+/// after it. IndexBackward0 saves the index tensors (one "indices" slot each); its backward is
+/// index_put_ with accumulate=True into zeros of t's shape. Bounds errors as index()'s. Throws
+/// NotSupportedError (core/ops/pointwise.h) on a device with its own compute backend (indexPut
+/// too).
+Tensor indexTensors(const Tensor& t, const std::vector<std::optional<Tensor>>& indices);
+/// t[indices] = values in place (index_put_, accumulate=False): indices as indexTensors',
+/// `values` of t's dtype broadcast to the indexing result's shape (PyTorch's "shape mismatch:
+/// value tensor of shape [2] cannot be broadcast to indexing result of shape [3]"). Allocates
+/// nothing but the device copies of host indices, for the op's duration. With duplicate indices
+/// the last write wins. When grad mode is on and t or values requires grad, t's grad_fn becomes
+/// IndexPutBackward0 (saves the index list; t's previous history gets the gradient zeroed where
+/// written, values the gradient there summed to their shape); a leaf t that requires grad and a
+/// view of a tensor that requires grad are refused as in copyIntoRecorded.
+void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices,
+              const Tensor& values);
+/// view.copy_(src) (src broadcast to view's shape) where `view` is a view of `base`'s memory,
+/// as Tensor.__setitem__ does it. When grad mode is on and base or src requires grad, base's
+/// grad_fn becomes CopySlices (torch/csrc/autograd/functions/tensor.cpp): its backward gives
+/// base's previous history the gradient with the overwritten part zeroed, and src the gradient
+/// of that part (a src of another shape is expanded first, its gradient through ExpandBackward0).
+/// Throws std::logic_error for a leaf base that requires grad, NotSupportedError
+/// (core/ops/pointwise.h) for a base that is itself a view of a tensor that requires grad (its
+/// grad_fn a view node: the engine keeps no view base to move the CopySlices to). The engine
+/// keeps no version counters: base saved for backward before the assignment (y = x.exp();
+/// y[0] = 0) is not detected, where PyTorch's backward raises "one of the variables needed for
+/// gradient computation has been modified by an inplace operation".
+void copyIntoRecorded(const Tensor& base, const Tensor& view, const Tensor& src);
 
 // ---- arithmetic ----
 Tensor add(const Tensor& a, const Tensor& b);

@@ -10,6 +10,8 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 namespace py = pybind11;
 
 namespace matmulviz::python {
@@ -32,7 +34,13 @@ py::object savedAttribute(const Node& node, const std::string& attr) {
   const std::string prefix = "_saved_";
   if (attr.rfind(prefix, 0) == 0) {
     const std::string name = attr.substr(prefix.size());
-    for (const auto& [slot, t] : node.savedTensors()) {
+    const auto saved = node.savedTensors();
+    // A list PyTorch saves (IndexBackward0's indices with several index tensors): a tuple.
+    py::list several;
+    for (const auto& [slot, t] : saved)
+      if (slot == name) several.append(t.defined() ? py::cast(t) : py::none());
+    if (several.size() > 1) return py::tuple(several);
+    for (const auto& [slot, t] : saved) {
       if (slot != name) continue;
       if (!t.defined()) {
         if (node.savedReleased)
@@ -88,7 +96,9 @@ void bindAutograd(py::module_& m) {
              // PyTorch names the C++ class of the leaves' node with its namespace.
              if (dynamic_cast<const AccumulateGrad*>(&n))
                return std::string("torch::autograd::AccumulateGrad");
-             return n.name();
+             std::string name = n.name();
+             if (name == "CopySlices") return "torch::autograd::" + name;
+             return name;
            })
       .def_property_readonly("next_functions", &nextFunctions)
       .def_property_readonly(
@@ -101,7 +111,9 @@ void bindAutograd(py::module_& m) {
       .def_property_readonly("_saved_names",
                              [](const Node& n) {
                                std::vector<std::string> names;
-                               for (const auto& [slot, t] : n.savedTensors()) names.push_back(slot);
+                               for (const auto& [slot, t] : n.savedTensors())
+                                 if (std::find(names.begin(), names.end(), slot) == names.end())
+                                   names.push_back(slot);
                                return names;
                              })
       .def("__getattr__", &savedAttribute)

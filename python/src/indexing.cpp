@@ -1,7 +1,10 @@
 // Tensor.__getitem__ and __setitem__ as PyTorch applies them (torch/csrc/autograd/
 // python_variable_indexing.cpp): ints and 0-dim integer tensors select (views), slices narrow
 // (views), None adds a dim, ... stands for the dims not named, and an integer tensor (or a list
-// of ints) is advanced indexing: a copy. A bool tensor is a mask over as many dims as it has.
+// of ints) is advanced indexing: a copy (several: core's indexTensors, at::index with an index
+// list). A bool tensor is a mask over as many dims as it has. Assignment: index_put_ through
+// index tensors (core's indexPut, indexPutWithMask), else copy_ into the view, recorded as
+// CopySlices when autograd needs it (core's copyIntoRecorded).
 #include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
 #include "python/src/bindings.h"
@@ -197,11 +200,35 @@ Tensor applyMask(const Tensor& t, int64_t d, const Tensor& mask) {
   return permute(gathered, order);
 }
 
+/// The index list at::index takes: the integer tensors at their dims, nullopt elsewhere. A bool
+/// mask among them becomes the columns of its nonzero() at the dims it covers, as at::index's
+/// expandTensors does (the nonzero index lives as long as the list).
+std::vector<std::optional<Tensor>> indexList(const Tensor& t,
+                                             const std::vector<AdvancedIndex>& adv) {
+  std::vector<std::optional<Tensor>> list;
+  for (const AdvancedIndex& a : adv) {
+    if (a.indices.dtype() == DType::Bool) {
+      checkMaskShape(t, a.dim, a.indices);
+      const Tensor nz = nonzero(a.indices);
+      list.resize(static_cast<size_t>(a.dim + a.indices.dim()));
+      for (int64_t j = 0; j < a.indices.dim(); ++j)
+        list[static_cast<size_t>(a.dim + j)] = select(nz, 1, j);
+      continue;
+    }
+    if (a.indices.dtype() != DType::Int64)
+      throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
+    list.resize(static_cast<size_t>(a.dim) + 1);
+    list[static_cast<size_t>(a.dim)] = a.indices;
+  }
+  return list;
+}
+
 /// One integer tensor at result dim `d`: t[..., idx, ...] (a copy whose dims are those before
 /// d, the index's, then those after d, laid out as PyTorch lays them out: core's indexDim).
+/// Several: core's indexTensors with the index list over t's dims.
 Tensor applyAdvanced(const Tensor& t, const std::vector<AdvancedIndex>& adv) {
   if (adv.empty()) return t;
-  if (adv.size() > 1) throw NotSupported("indexing with more than one integer tensor");
+  if (adv.size() > 1) return indexTensors(t, indexList(t, adv));
   const Tensor& idx = adv[0].indices;
   if (idx.dtype() == DType::Bool) return applyMask(t, adv[0].dim, idx);
   if (idx.dtype() != DType::Int64)
@@ -232,19 +259,12 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
   std::vector<AdvancedIndex> adv;
   const Tensor target = applySlicing(self, asTuple(index), adv);
   const bool masked = adv.size() == 1 && adv[0].indices.dtype() == DType::Bool;
-  if (!adv.empty() && !masked)
-    throw NotSupported("assignment through an integer-tensor index (index_put_)");
-  if (GradMode::isEnabled() && self.requiresGrad()) {
-    if (self.isLeaf())
-      throw std::logic_error(
-          "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-    throw NotSupported("in-place assignment into a tensor that requires grad (CopySlices)");
-  }
+  if (GradMode::isEnabled() && self.requiresGrad() && self.isLeaf())
+    throw std::logic_error(
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   Tensor source;
   if (py::isinstance<Tensor>(value)) {
     source = value.cast<Tensor>();
-    if (GradMode::isEnabled() && source.requiresGrad())
-      throw NotSupported("assigning a tensor that requires grad into another (CopySlices)");
   } else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) {
     source = fromDoubles({}, {value.cast<double>()}, target.dtype());
   } else {
@@ -252,8 +272,28 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
                          std::string(py::str(py::type::of(value).attr("__name__"))) + " to a " +
                          std::string("torch.") + std::string(dtypeName(self.dtype())) + " tensor");
   }
+  if (adv.empty()) {  // a view of self: copy_, CopySlices when autograd records it
+    copyIntoRecorded(self, target, source);
+    return;
+  }
+  const bool grad = GradMode::isEnabled() && (self.requiresGrad() || source.requiresGrad());
+  if (!masked) {  // index_put_ with integer tensors, IndexPutBackward0 when autograd records it
+    if (grad && target.impl() != self.impl())
+      throw NotSupported(
+          "assignment through an index tensor into a view (a sliced or selected tensor) when "
+          "autograd records it (CopySlices around IndexPutBackward0)");
+    indexPut(target, indexList(target, adv),
+             source.dtype() == target.dtype() || source.numel() != 1 || source.device() != nullptr
+                 ? source
+                 : toDType(source, target.dtype()));
+    return;
+  }
+  if (grad)
+    throw NotSupported(
+        "assignment through a boolean mask into or from a tensor that requires grad "
+        "(IndexPutBackward0)");
   NoGradGuard noGrad;
-  if (masked) {  // index_put_ with a mask (masked_fill_ for a scalar)
+  {  // index_put_ with a mask (masked_fill_ for a scalar)
     const Tensor& mask = adv[0].indices;
     checkMaskShape(target, adv[0].dim, mask);
     if (!mask.hasData() && !(source.numel() == 1 && source.device() == nullptr))
@@ -283,10 +323,7 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
       values = permute(expand(source, result), order);
     }
     indexPutWithMask(maskedDimsToFront(target, d, k), mask, values);
-    return;
   }
-  OpScope op(target.device(), "copy_");
-  copyInto(target, expand(source, target.sizes()));
 }
 
 }  // namespace
