@@ -4,6 +4,7 @@
 #include "core/autograd/grad_mode.h"
 
 #include <atomic>
+#include <stdexcept>
 
 namespace matmulviz {
 
@@ -22,7 +23,57 @@ void GradMode::setEnabled(bool enabled) {
 Node::Node() : sequenceNr(nextSequenceNr++) {}
 
 SavedTensor::SavedTensor(Tensor t, std::string why) : tensor_(std::move(t)), why_(std::move(why)) {
-  if (tensor_.defined()) tensor_.storage().addHolder(why_);
+  if (!tensor_.defined()) return;
+  tensor_.storage().addHolder(why_);
+  version_ = tensor_.storage().version();
+  if (const auto& fn = tensor_.gradFn())
+    producer_ = ", which is output " + std::to_string(tensor_.outputNr()) + " of " + fn->name();
+}
+
+namespace {
+
+/// "torch.FloatTensor", "torch.cuda.LongTensor": PyTorch's legacy type name of `t`.
+std::string legacyTypeName(const Tensor& t) {
+  std::string scalar;
+  switch (t.dtype()) {
+    case DType::Float32:
+      scalar = "Float";
+      break;
+    case DType::Float64:
+      scalar = "Double";
+      break;
+    case DType::Float16:
+      scalar = "Half";
+      break;
+    case DType::BFloat16:
+      scalar = "BFloat16";
+      break;
+    case DType::Int64:
+      scalar = "Long";
+      break;
+    case DType::Bool:
+      scalar = "Bool";
+      break;
+  }
+  return std::string(t.storage().device() ? "torch.cuda." : "torch.") + scalar + "Tensor";
+}
+
+}  // namespace
+
+const Tensor& SavedTensor::get() const {
+  if (tensor_.defined() && tensor_.storage().version() != version_) {
+    std::string sizes;
+    for (int64_t s : tensor_.sizes()) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+    throw std::runtime_error(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [" +
+        legacyTypeName(tensor_) + " [" + sizes + "]]" + producer_ + ", is at version " +
+        std::to_string(tensor_.storage().version()) + "; expected version " +
+        std::to_string(version_) +
+        " instead. Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True).");
+  }
+  return tensor_;
 }
 
 SavedTensor::~SavedTensor() {
@@ -30,7 +81,10 @@ SavedTensor::~SavedTensor() {
 }
 
 SavedTensor::SavedTensor(SavedTensor&& o) noexcept
-    : tensor_(std::move(o.tensor_)), why_(std::move(o.why_)) {
+    : tensor_(std::move(o.tensor_)),
+      why_(std::move(o.why_)),
+      version_(o.version_),
+      producer_(std::move(o.producer_)) {
   o.tensor_ = Tensor();
 }
 
@@ -39,6 +93,8 @@ SavedTensor& SavedTensor::operator=(SavedTensor&& o) noexcept {
     reset();
     tensor_ = std::move(o.tensor_);
     why_ = std::move(o.why_);
+    version_ = o.version_;
+    producer_ = std::move(o.producer_);
     o.tensor_ = Tensor();
   }
   return *this;

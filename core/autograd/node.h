@@ -32,13 +32,23 @@ class SavedTensor {
   SavedTensor& operator=(SavedTensor&& o) noexcept;
   SavedTensor(const SavedTensor&) = delete;
   SavedTensor& operator=(const SavedTensor&) = delete;
-  const Tensor& get() const { return tensor_; }
+  /// The saved tensor. Throws std::runtime_error with PyTorch's message ("one of the variables
+  /// needed for gradient computation has been modified by an inplace operation: ...") when its
+  /// storage was written in place since it was saved (torch/csrc/autograd/saved_variable.cpp).
+  const Tensor& get() const;
   bool defined() const { return tensor_.defined(); }
+  /// Names the node that produced the saved tensor, for a saved output (a "result") whose
+  /// handle has no grad_fn yet: the error of get() then says "which is output 0 of <node>".
+  void setProducer(const std::string& node, uint32_t outputNr = 0) {
+    producer_ = ", which is output " + std::to_string(outputNr) + " of " + node;
+  }
   void reset();
 
  private:
   Tensor tensor_;
   std::string why_;
+  uint64_t version_ = 0;  ///< the storage's version when saved
+  std::string producer_;  ///< ", which is output 0 of MmBackward0" when it had a grad_fn
 };
 
 class Node : public std::enable_shared_from_this<Node> {
@@ -57,8 +67,12 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::vector<std::pair<std::string, Tensor>> savedTensors() const { return {}; }
   /// Whether any saved tensor is defined (so a second pass through this node must fail).
   bool hasSaved() const {
-    for (const auto& [name, t] : savedTensors())
-      if (t.defined()) return true;
+    try {
+      for (const auto& [name, t] : savedTensors())
+        if (t.defined()) return true;
+    } catch (const std::runtime_error&) {  // modified in place since: still saved
+      return true;
+    }
     return false;
   }
   /// Set when a pass without retain_graph freed this node's saved tensors.

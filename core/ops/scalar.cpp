@@ -91,7 +91,9 @@ class MulDivScalarBackward final : public Node {
 class ReciprocalBackward final : public Node {
  public:
   ReciprocalBackward(const Tensor& result, const Tensor& t)
-      : result_(result, savedWhy("result", "ReciprocalBackward0", t)), dtype_(t.dtype()) {}
+      : result_(result, savedWhy("result", "ReciprocalBackward0", t)), dtype_(t.dtype()) {
+    result_.setProducer("ReciprocalBackward0");
+  }
   std::string name() const override { return "ReciprocalBackward0"; }
   TensorList apply(TensorList&& g) override {
     if (!g[0].defined()) return {Tensor()};

@@ -73,7 +73,9 @@ Tensor softmaxBackwardData(const Tensor& g, const Tensor& result, int64_t dim) {
 class SoftmaxBackward final : public Node {
  public:
   SoftmaxBackward(Tensor result, const Tensor& t, int64_t dim)
-      : result_(std::move(result), savedWhy("result", "SoftmaxBackward0", t)), dim_(dim) {}
+      : result_(std::move(result), savedWhy("result", "SoftmaxBackward0", t)), dim_(dim) {
+    result_.setProducer("SoftmaxBackward0");
+  }
   std::string name() const override { return "SoftmaxBackward0"; }
   TensorList apply(TensorList&& g) override {
     if (!g[0].defined()) return {Tensor()};

@@ -10,6 +10,7 @@
 #include "core/ops/pointwise_kernels.h"
 
 #include <cmath>
+#include <string_view>
 
 namespace matmulviz {
 
@@ -86,7 +87,9 @@ class SavingBackward final : public Node {
   SavingBackward(UnaryKind kind, Tensor saved, const Tensor& input)
       : kind_(kind),
         dtype_(input.dtype()),
-        saved_(std::move(saved), savedWhy(role(kind), nodeName(kind), input)) {}
+        saved_(std::move(saved), savedWhy(role(kind), nodeName(kind), input)) {
+    if (role(kind) == std::string_view("result")) saved_.setProducer(nodeName(kind));
+  }
   static const char* role(UnaryKind k) {
     return k == UnaryKind::Cos || k == UnaryKind::Sin ? "self" : "result";
   }

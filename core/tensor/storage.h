@@ -39,6 +39,12 @@ class Storage {
   MemoryCategory category() const;
   void setCategory(MemoryCategory category);
 
+  /// PyTorch's version counter, shared by every view of this storage: an in-place write by the
+  /// user (Tensor.__setitem__) bumps it once; a tensor saved for backward remembers the value it
+  /// had, so a backward that would read modified values fails instead (SavedTensor::get).
+  uint64_t version() const { return version_; }
+  void bumpVersion() { ++version_; }
+
   void addHolder(const std::string& why) { ++holders_[why]; }
   void removeHolder(const std::string& why);
   /// Why this storage is alive besides user references: description -> count.
@@ -53,6 +59,7 @@ class Storage {
   std::unique_ptr<std::byte[]> host_;
   std::string hostLabel_;
   std::map<std::string, int> holders_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace matmulviz

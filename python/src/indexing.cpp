@@ -255,7 +255,7 @@ Tensor getItem(const Tensor& self, const py::object& index) {
   return applyAdvanced(sliced, adv);
 }
 
-void setItem(const Tensor& self, const py::object& index, const py::object& value) {
+void assignItem(const Tensor& self, const py::object& index, const py::object& value) {
   std::vector<AdvancedIndex> adv;
   const Tensor target = applySlicing(self, asTuple(index), adv);
   const bool masked = adv.size() == 1 && adv[0].indices.dtype() == DType::Bool;
@@ -327,6 +327,13 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
 }
 
 }  // namespace
+
+/// Tensor.__setitem__: the assignment, then one bump of the storage's version counter (as each
+/// in-place op of PyTorch), so that a backward reading the old values fails.
+void setItem(const Tensor& self, const py::object& index, const py::object& value) {
+  assignItem(self, index, value);
+  self.storage().bumpVersion();
+}
 
 void bindIndexing(py::module_& m) {
   py::class_<Tensor> cls = m.attr("Tensor");
