@@ -323,17 +323,29 @@ def _tensor_args(fn, **named):
 
 
 def matmul(input, other):
-    _tensor_args("matmul", input=input, other=other)
+    try:  # the common case first: the argument check costs a microsecond per call
+        return _C.matmul(input, other)
+    except TypeError:
+        pass
+    _tensor_args("matmul", input=input, other=other)  # PyTorch's TypeError for a non-tensor argument
     return _C.matmul(input, other)
 
 
 def mm(input, mat2):
-    _tensor_args("mm", input=input, mat2=mat2)
+    try:  # the common case first: the argument check costs a microsecond per call
+        return _C.mm(input, mat2)
+    except TypeError:
+        pass
+    _tensor_args("mm", input=input, mat2=mat2)  # PyTorch's TypeError for a non-tensor argument
     return _C.mm(input, mat2)
 
 
 def bmm(input, mat2):
-    _tensor_args("bmm", input=input, mat2=mat2)
+    try:  # the common case first: the argument check costs a microsecond per call
+        return _C.bmm(input, mat2)
+    except TypeError:
+        pass
+    _tensor_args("bmm", input=input, mat2=mat2)  # PyTorch's TypeError for a non-tensor argument
     return _C.bmm(input, mat2)
 
 
