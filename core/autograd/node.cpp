@@ -34,28 +34,8 @@ namespace {
 
 /// "torch.FloatTensor", "torch.cuda.LongTensor": PyTorch's legacy type name of `t`.
 std::string legacyTypeName(const Tensor& t) {
-  std::string scalar;
-  switch (t.dtype()) {
-    case DType::Float32:
-      scalar = "Float";
-      break;
-    case DType::Float64:
-      scalar = "Double";
-      break;
-    case DType::Float16:
-      scalar = "Half";
-      break;
-    case DType::BFloat16:
-      scalar = "BFloat16";
-      break;
-    case DType::Int64:
-      scalar = "Long";
-      break;
-    case DType::Bool:
-      scalar = "Bool";
-      break;
-  }
-  return std::string(t.storage().device() ? "torch.cuda." : "torch.") + scalar + "Tensor";
+  return std::string(t.storage().device() ? "torch.cuda." : "torch.") +
+         std::string(scalarTypeName(t.dtype())) + "Tensor";
 }
 
 }  // namespace

@@ -128,10 +128,7 @@ const char* bitwiseName(BitwiseOp op) {
 /// PyTorch's dispatch error for a floating operand: "bitwise_and_cpu" not implemented for 'Float'.
 void requireIntegral(DType common, const std::string& name, const Tensor& placed) {
   if (isFloating(common)) {
-    const char* type = common == DType::Float32   ? "Float"
-                       : common == DType::Float64 ? "Double"
-                       : common == DType::Float16 ? "Half"
-                                                  : "BFloat16";
+    const std::string type(scalarTypeName(common));
     throw std::invalid_argument("\"" + name + (placed.device() ? "_cuda" : "_cpu") +
                                 "\" not implemented for '" + type + "'");
   }

@@ -315,29 +315,6 @@ Tensor indexWithMask(const Tensor& t, const Tensor& mask) {
   return out;
 }
 
-namespace {
-
-/// PyTorch's ScalarType names, as index_put_'s dtype error spells them.
-std::string scalarTypeName(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Float64:
-      return "Double";
-    case DType::Int64:
-      return "Long";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
-
-}  // namespace
-
 void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values) {
   checkMaskShape(t, mask);
   if (t.compute())
@@ -370,8 +347,9 @@ void indexPutWithMask(const Tensor& t, const Tensor& mask, const Tensor& values)
   }
   if (values.dtype() != t.dtype())
     throw std::invalid_argument("Index put requires the source and destination dtypes match, got " +
-                                scalarTypeName(t.dtype()) + " for the destination and " +
-                                scalarTypeName(values.dtype()) + " for the source.");
+                                std::string(scalarTypeName(t.dtype())) +
+                                " for the destination and " +
+                                std::string(scalarTypeName(values.dtype())) + " for the source.");
   checkMask(t, mask);
   OpScope op(t.device(), "index_put_");
   const MaskIndex m = expandMask(mask, t);

@@ -31,25 +31,6 @@ struct IndexPlan {
   std::vector<int64_t> offsets;     ///< per broadcast position (row-major); empty on meta
 };
 
-/// PyTorch's ScalarType names, as index_put_'s dtype error spells them.
-std::string scalarTypeName(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Float64:
-      return "Double";
-    case DType::Int64:
-      return "Long";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
-
 std::string shapesList(const std::vector<const Tensor*>& ts) {
   std::string s;
   for (const Tensor* t : ts) s += (s.empty() ? "" : ", ") + t->shapeString();
@@ -368,8 +349,9 @@ void indexPut(const Tensor& t, const std::vector<std::optional<Tensor>>& indices
               const Tensor& values) {
   if (values.dtype() != t.dtype())
     throw std::invalid_argument("Index put requires the source and destination dtypes match, got " +
-                                scalarTypeName(t.dtype()) + " for the destination and " +
-                                scalarTypeName(values.dtype()) + " for the source.");
+                                std::string(scalarTypeName(t.dtype())) +
+                                " for the destination and " +
+                                std::string(scalarTypeName(values.dtype())) + " for the source.");
   const IndexPlan p = planIndex(t, indices);
   bool broadcasts = values.dim() <= static_cast<int64_t>(p.resultSizes.size());
   for (int64_t i = 1; broadcasts && i <= values.dim(); ++i) {

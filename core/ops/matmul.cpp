@@ -118,31 +118,11 @@ Tensor recordProduct(Tensor out, bool batched, const Tensor& self, const Tensor&
   return out;
 }
 
-/// c10's ScalarType name ("Float", "Double", ...), as PyTorch's dtype errors spell it.
-std::string scalarTypeName(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Bool:
-      return "Bool";
-    default:
-      return std::string(dtypeName(t));
-  }
-}
-
 void checkSameDTypeAndDevice(const Tensor& a, const Tensor& b, const char* op) {
   // PyTorch's CPU kernels: "expected scalar type Float but found Double"
   if (a.dtype() != b.dtype())
-    throw std::invalid_argument("expected scalar type " + scalarTypeName(a.dtype()) +
-                                " but found " + scalarTypeName(b.dtype()));
+    throw std::invalid_argument("expected scalar type " + std::string(scalarTypeName(a.dtype())) +
+                                " but found " + std::string(scalarTypeName(b.dtype())));
   if (a.device() != b.device())
     throw std::invalid_argument(std::string("expected ") + op +
                                 " operands to be on the same device");

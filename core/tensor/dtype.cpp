@@ -39,6 +39,24 @@ std::string_view dtypeName(DType t) {
   return "?";
 }
 
+std::string_view scalarTypeName(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Float64:
+      return "Double";
+    case DType::Int64:
+      return "Long";
+    case DType::Bool:
+      return "Bool";
+  }
+  return "?";
+}
+
 DType parseDType(std::string_view s) {
   if (s == "float32" || s == "float" || s == "fp32") return DType::Float32;
   if (s == "float16" || s == "half" || s == "fp16") return DType::Float16;

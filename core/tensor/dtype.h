@@ -15,6 +15,9 @@ enum class DType : uint8_t { Float32, Float16, BFloat16, Float64, Int64, Bool };
 int64_t elementSize(DType t);
 /// PyTorch's spelling: "float32", "float16", "bfloat16", "float64", "int64", "bool".
 std::string_view dtypeName(DType t);
+/// c10's ScalarType name, as PyTorch's error messages spell a dtype: "Float", "Half",
+/// "BFloat16", "Double", "Long", "Bool".
+std::string_view scalarTypeName(DType t);
 /// Parses a PyTorch spelling (also "half", "float", "double", "bf16", "fp16", "fp32").
 /// Throws std::invalid_argument naming the allowed values.
 DType parseDType(std::string_view name);
