@@ -147,6 +147,21 @@ void refuseCompute(const Tensor& t, const std::string& what) {
                             t.compute()->name() + ")");
 }
 
+/// Drops the index tensors a node saved (PyTorch's `indices` list) after backward.
+void releaseIndices(std::vector<std::optional<Tensor>>& indices) {
+  for (auto& idx : indices)
+    if (idx) idx = Tensor();
+}
+
+/// The saved index tensors under PyTorch's name, for grad_fn._saved_indices.
+std::vector<std::pair<std::string, Tensor>> namedIndices(
+    const std::vector<std::optional<Tensor>>& indices) {
+  std::vector<std::pair<std::string, Tensor>> saved;
+  for (const auto& idx : indices)
+    if (idx) saved.emplace_back("indices", *idx);
+  return saved;
+}
+
 /// IndexBackward0 of t[i, j, ...]: saves the index list; the gradient is index_put_ with
 /// accumulate=True into zeros of t's shape.
 class MultiIndexBackward final : public Node {
@@ -168,15 +183,9 @@ class MultiIndexBackward final : public Node {
                  without(g[0], p.first, nb, offsetAt(g[0], p.first, nb, static_cast<int64_t>(i))));
     return {gi};
   }
-  void releaseSaved() override {
-    for (auto& idx : indices_)
-      if (idx) idx = Tensor();
-  }
+  void releaseSaved() override { releaseIndices(indices_); }
   std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
-    std::vector<std::pair<std::string, Tensor>> saved;
-    for (const auto& idx : indices_)
-      if (idx) saved.emplace_back("indices", *idx);
-    return saved;
+    return namedIndices(indices_);
   }
 
  private:
@@ -258,15 +267,9 @@ class IndexPutBackward final : public Node {
     }
     return out;
   }
-  void releaseSaved() override {
-    for (auto& idx : indices_)
-      if (idx) idx = Tensor();
-  }
+  void releaseSaved() override { releaseIndices(indices_); }
   std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
-    std::vector<std::pair<std::string, Tensor>> saved;
-    for (const auto& idx : indices_)
-      if (idx) saved.emplace_back("indices", *idx);
-    return saved;
+    return namedIndices(indices_);
   }
 
  private:
