@@ -64,7 +64,7 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
   for (const StrategyRun& r : report.runs) {
     nlohmann::ordered_json run;
     run["strategy"] = r.strategy;
-    run["requires_grad"] = r.requiresGrad;
+    run["requires_grad"] = r.requiresGrad.names();
     run["ok"] = r.ok;
     run["error"] = r.ok ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
     if (r.ok)  // median, min and max are over the warm runs (all runs when there is one)

@@ -26,10 +26,6 @@ std::string relErr(double e, bool checked) {
   return fmt("%.1e", e);
 }
 
-bool contains(const std::vector<std::string>& list, const char* what) {
-  return std::find(list.begin(), list.end(), what) != list.end();
-}
-
 /// Entries worth telling: anything but the caller's own a, c and out with nothing more on them.
 bool worthTelling(const KeptAlive& k) {
   const bool plain = k.why == "input a, held by the caller" ||
@@ -65,7 +61,7 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
   for (const StrategyRun& r : report.runs)
     any = any || r.backward.status != BackwardOutcome::Status::NotRequested;
   if (!any) return;
-  os << "\nbackward (grad_output random normal, or --grad-output):\n";
+  os << "\nbackward (grad_output random normal unless one was given):\n";
   char line[512];
   std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", "strategy", "time",
                 "maxMem", "curMem", "err dA", "err dC");
@@ -78,8 +74,8 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
       std::snprintf(line, sizeof line, "  %-10s %10s %12s %12s %12s %12s\n", r.strategy.c_str(),
                     formatSeconds(b.timeSeconds).c_str(), formatSize(b.maxMemBytes).c_str(),
                     formatSize(b.curMemBytes).c_str(),
-                    relErr(b.maxRelErrDA, data && contains(r.requiresGrad, "a")).c_str(),
-                    relErr(b.maxRelErrDC, data && contains(r.requiresGrad, "c")).c_str());
+                    relErr(b.maxRelErrDA, data && r.requiresGrad.a).c_str(),
+                    relErr(b.maxRelErrDC, data && r.requiresGrad.c).c_str());
       os << line;
     } else if (b.status != S::NotRequested) {
       os << "  " << r.strategy << ": " << (b.status == S::Skipped ? "skipped: " : "failed: ")
@@ -92,11 +88,8 @@ void writeBackward(std::ostream& os, const StrategiesReport& report) {
 
 void writeTextReport(std::ostream& os, const StrategiesReport& report) {
   const Workload& w = report.workload;
-  std::string grads = "none";
-  if (!report.runs.empty() && !report.runs.front().requiresGrad.empty()) {
-    grads.clear();
-    for (const auto& g : report.runs.front().requiresGrad) grads += (grads.empty() ? "" : ",") + g;
-  }
+  const std::string grads =
+      report.runs.empty() ? RequiresGrad{}.text() : report.runs.front().requiresGrad.text();
   os << "workload: a [" << w.n << ", " << w.i << ", " << w.j << "], c [" << w.m << ", " << w.j
      << ", " << w.k << "], q [" << w.n << "], batch " << w.batch << ", " << dtypeName(w.dtype)
      << ", device " << deviceKindName(report.device) << ", requires_grad " << grads << "\n";

@@ -3,6 +3,7 @@
 // and why, its error against float64, the backward outcome, and (when asked) the timeline.
 
 #include "core/memory/caching_allocator.h"
+#include "core/strategies/requires_grad.h"
 #include "core/strategies/workload.h"
 #include "core/tensor/device.h"
 
@@ -69,7 +70,7 @@ struct MemoryTimeline {
 
 struct StrategyRun {
   std::string strategy;
-  std::vector<std::string> requiresGrad;  ///< ["a"], ["a", "c"], []
+  RequiresGrad requiresGrad;  ///< which of a, c required grad in this run
   bool ok = true;
   std::string error;  ///< e.g. the out-of-memory message
   TimeStats time;

@@ -11,21 +11,6 @@
 
 namespace matmulviz {
 
-void parseRequiresGrad(const std::string& text, bool& a, bool& c) {
-  if (text == "none" || text.empty()) {
-    a = c = false;
-  } else if (text == "a") {
-    a = true, c = false;
-  } else if (text == "c") {
-    a = false, c = true;
-  } else if (text == "a,c" || text == "c,a") {
-    a = c = true;
-  } else {
-    throw BadInput("requires_grad", text, "none, a, c, a,c",
-                   "'" + text + "' is not allowed (allowed: none, a, c, a,c)");
-  }
-}
-
 namespace {
 
 /// 1-based line of byte `offset` in `text`.
@@ -94,7 +79,7 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
     checked(f, "workload", [&] { wl.validate(); });
   }
   checked(f, "requires_grad", [&] {
-    parseRequiresGrad(f.string("requires_grad", "none"), c.requiresGradA, c.requiresGradC);
+    c.requiresGrad = RequiresGrad::parse(f.string("requires_grad", "none"));
   });
   c.strategies = f.strings("strategies", c.strategies);
   checked(f, "strategies", [&] {

@@ -37,8 +37,5 @@ inline constexpr int64_t kMaxPresetRepeats = 1000;
 Preset parsePreset(const std::string& json, const std::string& name, const std::string& source);
 /// The embedded preset `name`; throws std::invalid_argument listing the known names.
 Preset loadPreset(const std::string& name);
-/// "none", "a", "c", "a,c" (also "c,a") -> flags; throws BadInput (field "requires_grad") for
-/// anything else, which each front end words as its own option.
-void parseRequiresGrad(const std::string& text, bool& a, bool& c);
 
 }  // namespace matmulviz

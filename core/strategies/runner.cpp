@@ -203,8 +203,8 @@ const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
   auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
   Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
   Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
-  a.setRequiresGrad(config_.requiresGradA);
-  c.setRequiresGrad(config_.requiresGradC);
+  a.setRequiresGrad(config_.requiresGrad.a);
+  c.setRequiresGrad(config_.requiresGrad.c);
   DryRun result;
   Tensor out = s.run(a, c, inputs_.q, w.batch);
   if (config_.backward && out.requiresGrad()) {
@@ -254,7 +254,7 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   // some backward will run.
   std::vector<BackwardOutcome> estimates(config_.strategies.size());
   bool anyBackwardRuns = false;
-  const bool anyGrad = config_.requiresGradA || config_.requiresGradC;
+  const bool anyGrad = config_.requiresGrad.any();
   // A GPU's backward takes seconds at most: only the cpu device's is estimated and skipped.
   if (config_.backward && anyGrad && config_.device != DeviceKind::Cpu) anyBackwardRuns = hasData;
   if (config_.backward && anyGrad && config_.device == DeviceKind::Cpu) {
@@ -313,8 +313,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
   const Workload& w = config_.workload;
   StrategyRun run;
   run.strategy = s.name;
-  if (config_.requiresGradA) run.requiresGrad.push_back("a");
-  if (config_.requiresGradC) run.requiresGrad.push_back("c");
+  run.requiresGrad = config_.requiresGrad;
   const bool hasData = config_.device != DeviceKind::Meta;
 
   run.backward.estimateBytes = estimate.estimateBytes;
@@ -332,8 +331,8 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
     try {
       a = deviceInput(inputs_.a, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
       c = deviceInput(inputs_.c, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
-      a.setRequiresGrad(config_.requiresGradA);
-      c.setRequiresGrad(config_.requiresGradC);
+      a.setRequiresGrad(config_.requiresGrad.a);
+      c.setRequiresGrad(config_.requiresGrad.c);
       const auto t0 = Clock::now();
       {
         OpScope op(device.get(), s.name);

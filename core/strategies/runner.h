@@ -3,6 +3,7 @@
 // inputs in it, as the seed's table was taken), and reports memory, time and errors.
 
 #include "core/report/strategies_report.h"
+#include "core/strategies/requires_grad.h"
 #include "core/strategies/strategy.h"
 
 #include <atomic>
@@ -15,8 +16,7 @@ namespace matmulviz {
 struct RunConfig {
   Workload workload;
   std::vector<std::string> strategies{"strategy1", "strategy2", "strategy3", "direct", "fused"};
-  bool requiresGradA = false;
-  bool requiresGradC = false;
+  RequiresGrad requiresGrad;  ///< which of a, c require grad
   int repeats = 3;
   uint64_t seed = 0;
   DeviceKind device = DeviceKind::Cpu;

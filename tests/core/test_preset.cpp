@@ -2,6 +2,8 @@
 // whose "n" is 1.31e41 was undefined behaviour, found by tests/fuzz/fuzz_preset), and every
 // message names the file, the field and what is allowed. The embedded presets all parse.
 #include "core/strategies/preset.h"
+#include "core/strategies/requires_grad.h"
+#include "core/util/bad_input.h"
 
 #include <QtTest/QtTest>
 
@@ -155,6 +157,59 @@ class TestPreset : public QObject {
     const QString got = refusal(json);
     QVERIFY2(got.startsWith(message), qPrintable("got: " + got));
     QVERIFY2(!got.contains("json.exception"), qPrintable(got));
+  }
+  /// RequiresGrad: every accepted spelling, its one canonical text and its JSON names.
+  void requiresGradRoundTrip_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("a");
+    QTest::addColumn<bool>("c");
+    QTest::addColumn<QString>("canonical");
+    QTest::addColumn<QStringList>("names");
+    QTest::newRow("none") << "none" << false << false << "none" << QStringList{};
+    QTest::newRow("empty") << "" << false << false << "none" << QStringList{};
+    QTest::newRow("a") << "a" << true << false << "a" << QStringList{"a"};
+    QTest::newRow("c") << "c" << false << true << "c" << QStringList{"c"};
+    QTest::newRow("a,c") << "a,c" << true << true << "a,c" << QStringList{"a", "c"};
+    QTest::newRow("c,a") << "c,a" << true << true << "a,c" << QStringList{"a", "c"};
+  }
+  void requiresGradRoundTrip() {
+    QFETCH(QString, text);
+    QFETCH(bool, a);
+    QFETCH(bool, c);
+    QFETCH(QString, canonical);
+    QFETCH(QStringList, names);
+    const RequiresGrad r = RequiresGrad::parse(text.toStdString());
+    QCOMPARE(r.a, a);
+    QCOMPARE(r.c, c);
+    QCOMPARE(r.any(), a || c);
+    QCOMPARE(QString::fromStdString(r.text()), canonical);
+    QStringList got;
+    for (const auto& n : r.names()) got << QString::fromStdString(n);
+    QCOMPARE(got, names);
+    QVERIFY(RequiresGrad::fromNames(r.names()) == r);
+    QVERIFY(RequiresGrad::parse(r.text()) == r);
+  }
+  void requiresGradRefuses_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("b") << "b";
+    QTest::newRow("upper") << "A";
+    QTest::newRow("space") << "a, c";
+    QTest::newRow("twice") << "a,a";
+  }
+  void requiresGradRefuses() {
+    QFETCH(QString, text);
+    try {
+      RequiresGrad::parse(text.toStdString());
+      QFAIL("accepted");
+    } catch (const BadInput& e) {
+      QCOMPARE(QString::fromStdString(e.field()), QString("requires_grad"));
+      QCOMPARE(QString::fromStdString(e.allowed()), QString("none, a, c, a,c"));
+      QCOMPARE(QString::fromStdString(e.value()), text);
+    }
+  }
+  void requiresGradFromNamesRefuses() {
+    QVERIFY_THROWS_EXCEPTION(BadInput, RequiresGrad::fromNames({"a", "a"}));
+    QVERIFY_THROWS_EXCEPTION(BadInput, RequiresGrad::fromNames({"q"}));
   }
 };
 

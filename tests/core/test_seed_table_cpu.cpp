@@ -24,8 +24,8 @@ class TestSeedTableCpu : public QObject {
     QFETCH(QList<qint64>, expected);
     RunConfig c;  // the seed's workload and all five strategies
     c.repeats = 1;
-    c.requiresGradA = gradA;
-    c.requiresGradC = true;  // as in the seed: c.requires_grad_()
+    c.requiresGrad.a = gradA;
+    c.requiresGrad.c = true;  // as in the seed: c.requires_grad_()
     StrategyRunner runner(c, makeRandomInputs(c.workload, 0));
     const auto report = runner.run();
     QCOMPARE(report.runs.size(), size_t(5));

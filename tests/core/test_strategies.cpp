@@ -69,8 +69,8 @@ StrategyRun runOne(const Workload& w, const QString& strategy, bool gradA, bool 
   RunConfig c;
   c.workload = w;
   c.strategies = {strategy.toStdString()};
-  c.requiresGradA = gradA;
-  c.requiresGradC = gradC;
+  c.requiresGrad.a = gradA;
+  c.requiresGrad.c = gradC;
   c.repeats = 1;
   c.device = device;
   c.backward = backward;
@@ -247,7 +247,7 @@ class TestStrategies : public QObject {
     RunConfig c;
     c.workload = w;
     c.repeats = 1;
-    c.requiresGradC = true;
+    c.requiresGrad.c = true;
     c.backward = true;
     c.keepOutputs = true;
     StrategyRunner runner(c, makeRandomInputs(w, 3));
@@ -282,7 +282,7 @@ class TestStrategies : public QObject {
     c.workload = shape(4096, 2048, 1, 64, 64, 256, DType::Float32);
     c.strategies = {"strategy2"};
     c.repeats = 1;
-    c.requiresGradC = true;
+    c.requiresGrad.c = true;
     c.backward = true;
     c.backwardLimitSeconds = 1;  // scaled down from the CLI's 60 s to keep the test quick
     StrategyRunner runner(c, makeRandomInputs(c.workload, 0));

@@ -276,8 +276,8 @@ class TestEngineOnDevice : public QObject {
     c.workload.n = 24, c.workload.m = 5, c.workload.i = 2, c.workload.j = 6, c.workload.k = 3;
     c.workload.batch = 8;
     c.strategies = {strategy.toStdString()};
-    c.requiresGradA = true;
-    c.requiresGradC = true;
+    c.requiresGrad.a = true;
+    c.requiresGrad.c = true;
     c.repeats = 1;
     c.backward = true;
     c.force = true;

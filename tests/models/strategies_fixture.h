@@ -21,8 +21,7 @@ struct SmallRun {
 inline StrategiesReport runSmall(const SmallRun& r) {
   RunConfig c = loadPreset("small").config;
   c.device = r.device;
-  c.requiresGradA = r.requiresGradA;
-  c.requiresGradC = r.requiresGradC;
+  c.requiresGrad = {r.requiresGradA, r.requiresGradC};
   c.backward = r.backward;
   c.strategies = r.strategies;
   c.repeats = 1;

@@ -38,8 +38,8 @@ class TestRunMessages : public QObject {
     s.config.strategies = {"direct"};
     s.config.repeats = 1;
     s.config.backward = true;
-    s.config.requiresGradA = false;
-    s.config.requiresGradC = requiresGrad;
+    s.config.requiresGrad.a = false;
+    s.config.requiresGrad.c = requiresGrad;
     s.config.backwardLimitSeconds = 1e-9;  // every estimate is over it
     RunController controller;
     QSignalSpy finished(&controller, &RunController::finished);

@@ -23,7 +23,7 @@ RunConfig smallConfig(DeviceKind device) {
   c.device = device;
   c.strategies = {"strategy1", "strategy2", "direct"};
   c.repeats = 2;
-  c.requiresGradC = true;
+  c.requiresGrad.c = true;
   c.backward = true;
   return c;
 }
