@@ -23,7 +23,8 @@ std::string cliMessage(const BadInput& e) {
                                                         {"requires_grad", "--requires-grad"},
                                                         {"a", "--a"},
                                                         {"c", "--c"},
-                                                        {"q", "--q"}};
+                                                        {"q", "--q"},
+                                                        {"preset", "--preset"}};
   const auto it = flags.find(e.field());
   return it == flags.end() ? e.reason() : it->second + ": " + e.reason();
 }

@@ -6,6 +6,7 @@
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
+#include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
 #include "core/costmodel/report_predictions.h"
 #include "core/report/chrome_trace.h"
@@ -37,9 +38,8 @@ namespace matmulviz::cli {
 namespace {
 
 struct Options {
-  std::string preset = "seed000", out, formats = "png,svg,pdf,csv,json", requiresGrad;
-  std::string strategies, device, repeats, model = "h100", title;
-  bool backward = false;
+  ScenarioOptions scenario{.preset = "seed000"};
+  std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title;
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -57,36 +57,11 @@ QStringList parseFormats(const std::string& text) {
   return formats;
 }
 
-/// The preset, then the options given explicitly. Throws std::invalid_argument.
+/// The scenario options, with the timeline and the outputs (dA, dC for the heatmaps) kept.
 RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
-  RunConfig c = loadPreset(o.preset).config;
-  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
-  if (given("--strategies")) {
-    c.strategies.clear();
-    std::stringstream ss(o.strategies);
-    for (std::string s; std::getline(ss, s, ',');) {
-      try {
-        findStrategy(s);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("--strategies: ") + e.what());
-      }
-      c.strategies.push_back(s);
-    }
-    if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
-  }
-  if (given("--repeats"))
-    c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
-  if (given("--device")) {
-    try {
-      c.device = parseDeviceKind(o.device);  // cpu, meta, cuda
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("--device: ") + e.what());
-    }
-  }
-  if (given("--backward")) c.backward = o.backward;
+  RunConfig c = scenarioConfig(o.scenario, cmd);
   c.recordTimeline = true;
-  c.keepOutputs = true;  // dA and dC for the heatmaps
+  c.keepOutputs = true;
   return c;
 }
 
@@ -195,7 +170,7 @@ int run(const Options& o, const CLI::App& cmd) {
   const StrategiesReport& report = *ran;
   const auto app = makeApplication();
   ui::RunHistory history;
-  const QString title = QString::fromStdString(o.title.empty() ? o.preset : o.title);
+  const QString title = QString::fromStdString(o.title.empty() ? o.scenario.preset : o.title);
   history.append(ui::runEntryFromReport(report, title, gpu));
   const QDir dir(QString::fromStdString(o.out));  // made by checkOutputDirectory
   QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
@@ -219,24 +194,15 @@ Action addExportCommand(CLI::App& app) {
       "export",
       "Run a strategies scenario and write its charts (PNG, SVG, PDF; the desktop app's chart "
       "code, no display needed), table, JSON report, Chrome trace and CSVs into a folder");
-  auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
-    return cmd->add_option(name, into, help)->type_name(type);
-  };
+  const TextOptions option{*cmd};
   option("--out", o->out,
          "the folder to write into; it and its missing parents are created (as mkdir -p) before "
          "the run",
          "DIR")
       ->required();
-  option("--preset", o->preset,
-         "a preset scenario: seed000 (default), seed000-grad, small, huge-meta", "NAME");
   option("--formats", o->formats, "comma-separated: png,svg,pdf,csv,json (default all)", "LIST");
-  option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default: the preset's)", "WHICH");
-  option("--strategies", o->strategies,
-         "comma-separated: strategy1,strategy2,strategy3,direct,fused (default: the preset's)",
-         "LIST");
-  option("--device", o->device, "cpu (real data) | meta (memory only) | cuda (a GPU)", "DEVICE");
-  option("--repeats", o->repeats, "runs per strategy (default: the preset's)", "INT");
-  cmd->add_flag("--backward", o->backward, "also run backward (gradient heatmaps of dA and dC)");
+  addScenarioOptions(*cmd, o->scenario, ScenarioDefaults::FromPreset,
+                     "cpu (real data) | meta (memory only) | cuda (a GPU) (default: the preset's)");
   option("--model", o->model,
          "GPU profile of the cost model's predicted time (a model, not a measurement): h100 "
          "(default) | a100 | t4",

@@ -15,9 +15,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "matmulviz 0.1.0");
   using namespace matmulviz::cli;
   const std::vector<std::pair<std::string, Action>> commands = {
-      {"strategies", addStrategiesCommand(app)}, {"launch", addLaunchCommand(app)},
-      {"devices", addDevicesCommand(app)},       {"multihead", addMultiheadCommand(app)},
-      {"einsum", addEinsumCommand(app)},         {"ladder", addLadderCommand(app)},
+      {"strategies", addStrategiesCommand(app)},
+      {"launch", addLaunchCommand(app)},
+      {"devices", addDevicesCommand(app)},
+      {"multihead", addMultiheadCommand(app)},
+      {"einsum", addEinsumCommand(app)},
+      {"ladder", addLadderCommand(app)},
       {"run", addRunCommand(app)},
 #ifdef MATMULVIZ_HAVE_EXPORT
       {"export", addExportCommand(app)},

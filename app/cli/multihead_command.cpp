@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
+#include "app/cli/text_options.h"
 #include "core/io/npy.h"
 #include "core/multihead/multihead_report.h"
 #include "core/report/chrome_trace.h"
@@ -311,9 +312,7 @@ Action addMultiheadCommand(CLI::App& app) {
       "important tokens of A1 [b,s,h] (P >= top_p "
       "and among the top_k of their sequence) with W1 [h,e]; with --backward also dA1, dW1; "
       "reports memory and what was saved for backward");
-  auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
-    cmd->add_option(name, into, help)->type_name(type);
-  };
+  const TextOptions option{*cmd};
   option("--b", o->b, "batch size b (default 2, or from --A1)", "INT");
   option("--s", o->s, "sequence length s (default 8, or from --A1)", "INT");
   option("--h", o->h, "hidden size h (default 16, or from --A1)", "INT");

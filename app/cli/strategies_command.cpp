@@ -5,6 +5,7 @@
 #include "app/cli/cuda_option.h"
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
+#include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
 #include "core/costmodel/report_predictions.h"
 #include "core/io/npy.h"
@@ -30,71 +31,14 @@ namespace matmulviz::cli {
 namespace {
 
 struct Options {
-  std::string n, m, i, j, k, batch, repeats, seed, dtype = "float32", requiresGrad = "none";
-  std::string strategies, device = "cpu", deviceMemory, preset, json, timeline, saveDir;
-  std::string aPath, cPath, qPath, gradOutputPath, model;
-  bool backward = false, force = false;
+  ScenarioOptions scenario;
+  std::string json, timeline, saveDir, aPath, cPath, qPath, gradOutputPath, model;
+  bool force = false;
 };
 
-/// Runs `parse`, prefixing the message of its std::invalid_argument with `arg` ("--dtype: ").
-template <typename F>
-auto forArgument(const char* arg, F&& parse) {
-  try {
-    return parse();
-  } catch (const BadInput&) {  // names its field: worded by cliMessage
-    throw;
-  } catch (const std::invalid_argument& e) {
-    const std::string msg = e.what();
-    if (msg.rfind("--", 0) == 0) throw;
-    throw std::invalid_argument(std::string(arg) + ": " + msg);
-  }
-}
-
-/// Sizes up to 2^40: far beyond any machine, and a bound a person can read.
-constexpr int64_t kMaxSize = int64_t{1} << 40;
-
-/// Applies the preset, then every option the user gave explicitly. Throws invalid_argument.
+/// The scenario options, then this command's own. Throws BadInput or invalid_argument.
 RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
-  RunConfig c = o.preset.empty() ? RunConfig{} : loadPreset(o.preset).config;
-  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  Workload& w = c.workload;
-  if (given("--n")) w.n = parsePositiveInt(o.n, "--n", 1, kMaxSize);
-  if (given("--m")) w.m = parsePositiveInt(o.m, "--m", 1, kMaxSize);
-  if (given("--i")) w.i = parsePositiveInt(o.i, "--i", 1, kMaxSize);
-  if (given("--j")) w.j = parsePositiveInt(o.j, "--j", 1, kMaxSize);
-  if (given("--k")) w.k = parsePositiveInt(o.k, "--k", 1, kMaxSize);
-  if (given("--batch")) w.batch = parsePositiveInt(o.batch, "--batch", 1, kMaxSize);
-  if (given("--dtype")) {
-    w.dtype = forArgument("--dtype", [&] { return parseDType(o.dtype); });
-    if (w.dtype == DType::Float64 || !isFloating(w.dtype))
-      throw std::invalid_argument("--dtype: '" + o.dtype +
-                                  "' is not allowed (allowed: float32, float16, bfloat16)");
-  }
-  forArgument("--n/--m/--i/--j/--k", [&] {
-    w.validate();
-    return 0;
-  });
-  if (given("--requires-grad")) parseRequiresGrad(o.requiresGrad, c.requiresGradA, c.requiresGradC);
-  if (given("--strategies")) {
-    c.strategies.clear();
-    std::stringstream ss(o.strategies);
-    for (std::string s; std::getline(ss, s, ',');) {
-      forArgument("--strategies", [&] { return findStrategy(s).name; });
-      c.strategies.push_back(s);
-    }
-    if (c.strategies.empty()) throw std::invalid_argument("--strategies: give at least one");
-  }
-  if (given("--repeats"))
-    c.repeats = static_cast<int>(parsePositiveInt(o.repeats, "--repeats", 1, 1000));
-  if (given("--seed")) c.seed = static_cast<uint64_t>(parsePositiveInt(o.seed, "--seed", 0));
-  if (given("--device"))
-    c.device = forArgument("--device", [&] { return parseDeviceKind(o.device); });
-  if (given("--device-memory")) {
-    c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
-    if (*c.deviceMemoryBytes <= 0)
-      throw std::invalid_argument("--device-memory: must be more than 0 bytes, e.g. 1GiB");
-  }
-  if (given("--backward")) c.backward = o.backward;
+  RunConfig c = scenarioConfig(o.scenario, cmd);
   c.force = o.force;
   c.recordTimeline = !o.timeline.empty();
   c.keepOutputs = !o.saveDir.empty();
@@ -249,35 +193,12 @@ Action addStrategiesCommand(CLI::App& app) {
       "The gathered batched matmul out[n] = a[n] @ c[q[n]] (a [N,I,J], c [M,J,K], q [N]) with the "
       "four strategies of the PyTorch forum post \"Many weird phenomena about torch.matmul()\" "
       "and a fused one; reports time, curMem/maxMem and what stays alive and why");
-  auto option = [&](const char* name, std::string& into, const char* help, const char* type) {
-    cmd->add_option(name, into, help)->type_name(type);
-  };
-  option("--n", o->n, "N: rows of a and of q (default 131072)", "INT");
-  option("--m", o->m, "M: matrices in c (default 2048)", "INT");
-  option("--i", o->i, "I: rows of each a[n] (default 1)", "INT");
-  option("--j", o->j, "J: the contracted dimension (default 64)", "INT");
-  option("--k", o->k, "K: columns of each c[m] (default 64)", "INT");
-  option("--batch", o->batch, "strategy3's batch (default 256)", "INT");
-  option("--dtype", o->dtype, "float32 | float16 | bfloat16 (default float32)", "DTYPE");
-  option("--requires-grad", o->requiresGrad, "none | a | c | a,c (default none)", "WHICH");
-  option("--strategies", o->strategies,
-         "comma-separated: strategy1,strategy2,strategy3,direct,fused (default all)", "LIST");
-  option("--repeats", o->repeats,
-         "runs per strategy; the first is reported as cold, median/min/max are over the others "
-         "(default 3)",
-         "INT");
-  option("--seed", o->seed, "seed of the random a, c, q and grad_output (default 0)", "INT");
-  option("--device", o->device,
-         "cpu (real data, BLAS) | meta (memory only) | cuda (the GPU: engine kernels, cuBLAS; "
-         "float32)",
-         "DEVICE");
-  option("--device-memory", o->deviceMemory, "capacity of the simulated device, e.g. 1GiB", "SIZE");
-  cmd->add_flag("--backward", o->backward,
-                "also run backward with a random grad_output and check dA, dC");
+  addScenarioOptions(*cmd, o->scenario, ScenarioDefaults::Builtin,
+                     "cpu (real data, BLAS) | meta (memory only) | cuda (the GPU: engine kernels, "
+                     "cuBLAS; float32) (default cpu)");
+  const TextOptions option{*cmd};
   cmd->add_flag("--force", o->force,
                 "run a backward even when it is estimated to take over a minute");
-  option("--preset", o->preset, "a preset scenario: seed000, seed000-grad, small, huge-meta",
-         "NAME");
   option("--json", o->json,
          "write the report as JSON to PATH, or - for stdout. max_rel_err (and a backward's "
          "max_rel_err_da/_dc) is null when not computed (meta) or not finite: NaN or Inf in out, "

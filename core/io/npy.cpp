@@ -210,18 +210,18 @@ Tensor read(const std::string& path) {
   return t;
 }
 
-Tensor readChecked(const std::string& path, const std::string& argName,
+Tensor readChecked(const std::string& path, const std::string& label,
                    const std::vector<DType>& allowed, const std::vector<int64_t>& expectedShape) {
   Tensor t;
   try {
     t = read(path);
   } catch (const NpyError& e) {
-    throw NpyError(argName + ": " + e.what());
+    throw NpyError(label + ": " + e.what());
   }
   if (std::find(allowed.begin(), allowed.end(), t.dtype()) == allowed.end()) {
     std::string names;
     for (DType d : allowed) names += (names.empty() ? "" : ", ") + std::string(dtypeName(d));
-    throw NpyError(argName + ": '" + path + "' has dtype " + std::string(dtypeName(t.dtype())) +
+    throw NpyError(label + ": '" + path + "' has dtype " + std::string(dtypeName(t.dtype())) +
                    "; allowed: " + names);
   }
   if (expectedShape.empty()) return t;
@@ -232,7 +232,7 @@ Tensor readChecked(const std::string& path, const std::string& argName,
     std::string want;
     for (int64_t e : expectedShape)
       want += (want.empty() ? "" : ", ") + (e < 0 ? std::string("*") : std::to_string(e));
-    throw NpyError(argName + ": '" + path + "': expected shape [" + want + "] but the file has " +
+    throw NpyError(label + ": '" + path + "': expected shape [" + want + "] but the file has " +
                    t.shapeString() + " (* = any size)");
   }
   return t;

@@ -34,13 +34,14 @@ class NpyError : public std::runtime_error {
 /// (trailing bytes).
 Tensor read(const std::string& path);
 
-/// read(), then checks the result for a command-line argument `argName` (e.g. "--a"): its dtype
+/// read(), then checks the result for the input a front end calls `label` (the CLI passes its
+/// option, e.g. "--a"; core itself names no option): its dtype
 /// must be one of `allowed` (the caller may convert afterwards), and when `expectedShape` is not
 /// empty the file's shape must have its rank and match every non-negative entry (-1 = any size;
 /// an empty `expectedShape` accepts any shape, a 0-d one included).
-/// Throws NpyError whose message starts with `argName`, e.g. "--a: 'a.npy': expected shape
+/// Throws NpyError whose message starts with `label`, e.g. "--a: 'a.npy': expected shape
 /// [131072, 1, 64] but the file has [2, 3]"; errors of read() are re-thrown with that prefix.
-Tensor readChecked(const std::string& path, const std::string& argName,
+Tensor readChecked(const std::string& path, const std::string& label,
                    const std::vector<DType>& allowed,
                    const std::vector<int64_t>& expectedShape = {});
 

@@ -78,9 +78,8 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
     checked(w, "dtype", [&] { wl.dtype = parseDType(w.string("dtype", "float32")); });
     checked(f, "workload", [&] { wl.validate(); });
   }
-  checked(f, "requires_grad", [&] {
-    c.requiresGrad = RequiresGrad::parse(f.string("requires_grad", "none"));
-  });
+  checked(f, "requires_grad",
+          [&] { c.requiresGrad = RequiresGrad::parse(f.string("requires_grad", "none")); });
   c.strategies = f.strings("strategies", c.strategies);
   checked(f, "strategies", [&] {
     for (const auto& s : c.strategies) findStrategy(s);
@@ -97,7 +96,7 @@ Preset loadPreset(const std::string& name) {
     if (p.name == name) return parsePreset(p.json, p.name, p.source);
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw std::invalid_argument("--preset: unknown preset '" + name + "' (allowed: " + known + ")");
+  throw BadInput("preset", name, known, "unknown preset '" + name + "' (allowed: " + known + ")");
 }
 
 }  // namespace matmulviz

@@ -35,7 +35,8 @@ inline constexpr int64_t kMaxPresetRepeats = 1000;
 /// (allowed: 1 to 2147483647)", "preset 'x.json': field 'dtype' must be a string, but is a
 /// number", "preset 'x.json': field 'device' is refused: unknown device 'tpu' (...)".
 Preset parsePreset(const std::string& json, const std::string& name, const std::string& source);
-/// The embedded preset `name`; throws std::invalid_argument listing the known names.
+/// The embedded preset `name`; throws BadInput (field "preset", allowed: the known names) for an
+/// unknown one.
 Preset loadPreset(const std::string& name);
 
 }  // namespace matmulviz

@@ -116,6 +116,12 @@ void TestCliExport::badInputExits2_data() {
   QTest::newRow("bad requires_grad")
       << small + QStringList{"--requires-grad", "b"} << "--requires-grad";
   QTest::newRow("no --out") << small << "--out is required";
+  // The scenario options strategies has, with its words (one declaration: scenario_options).
+  QTest::newRow("n zero") << small + QStringList{"--n", "0"} << "--n: ";
+  QTest::newRow("float64") << small + QStringList{"--dtype", "float64"}
+                           << "--dtype: 'float64' is not allowed";
+  QTest::newRow("device memory 0") << small + QStringList{"--device-memory", "0"}
+                                   << "--device-memory: must be more than 0 bytes";
 }
 
 void TestCliExport::badInputExits2() {

@@ -1,6 +1,7 @@
 #include "ui/models/run_history.h"
 
 #include "core/costmodel/report_predictions.h"
+#include "core/util/bad_input.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -50,6 +51,17 @@ qint64 bytesOf(const QJsonObject& o, const char* key) {
             .arg(QLatin1String(key), v.isDouble() ? numberText(d) : QStringLiteral("not a number"))
             .arg(std::numeric_limits<qint64>::max())};
   return static_cast<qint64>(d);
+}
+
+/// The entry's requires_grad ("none" when absent), checked and written back by RequiresGrad.
+QString requiresGradField(const QJsonObject& o) {
+  const QString text = o.value("requires_grad").toString(QStringLiteral("none"));
+  try {
+    return qs(RequiresGrad::parse(text.toStdString()).text());
+  } catch (const BadInput& bad) {
+    throw BadField{
+        QStringLiteral("field 'requires_grad' is '%1' (allowed: %2)").arg(text, qs(bad.allowed()))};
+  }
 }
 
 QString backwardText(const BackwardOutcome& b) {
@@ -137,7 +149,7 @@ bool entryFromJson(const QJsonObject& o, RunEntry& e) {
   e.id = static_cast<int>(id);
   e.finishedAt = QDateTime::fromString(o.value("finished_at").toString(), Qt::ISODateWithMs);
   e.title = o.value("title").toString();
-  e.requiresGrad = o.value("requires_grad").toString(QStringLiteral("none"));
+  e.requiresGrad = requiresGradField(o);
   e.device = o.value("device").toString();
   e.dtype = o.value("dtype").toString();
   e.workload = o.value("workload").toObject();
@@ -249,13 +261,6 @@ bool RunHistory::load(const QString& path, QString* error) {
   return true;
 }
 
-QString requiresGradText(const std::vector<std::string>& requiresGrad) {
-  if (requiresGrad.empty()) return QStringLiteral("none");
-  QStringList parts;
-  for (const auto& s : requiresGrad) parts << qs(s);
-  return parts.join(QLatin1Char(','));
-}
-
 namespace {
 
 StrategyResult resultOf(const StrategyRun& r, const StrategiesReport& report,
@@ -291,8 +296,8 @@ RunEntry runEntryFromReport(const StrategiesReport& report, const QString& title
   RunEntry e;
   e.finishedAt = QDateTime::currentDateTime();
   e.title = title;
-  e.requiresGrad = report.runs.empty() ? QStringLiteral("none")
-                                       : requiresGradText(report.runs.front().requiresGrad);
+  e.requiresGrad =
+      qs(report.runs.empty() ? RequiresGrad{}.text() : report.runs.front().requiresGrad.text());
   e.device = qs(deviceKindName(report.device));
   const Workload& w = report.workload;
   e.dtype = qs(dtypeName(w.dtype));

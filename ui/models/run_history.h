@@ -46,12 +46,12 @@ struct StrategyResult {
 struct RunEntry {
   int id = 0;  ///< 1, 2, ... in the order of RunHistory::append (assigned there)
   QDateTime finishedAt;
-  QString title;         ///< a short name a person gave or the preset's name
-  QString requiresGrad;  ///< "none", "a", "c", "a,c"
-  QString device;        ///< "cpu", "meta"
-  QString dtype;         ///< "float32"
-  QJsonObject workload;  ///< {"n", "m", "i", "j", "k", "batch", "dtype"}
-  bool ok = true;        ///< false when the run as a whole failed (bad input, cancelled)
+  QString title;  ///< a short name a person gave or the preset's name
+  QString requiresGrad = QStringLiteral("none");  ///< RequiresGrad::text(): "none", "a", "c", "a,c"
+  QString device;                                 ///< "cpu", "meta"
+  QString dtype;                                  ///< "float32"
+  QJsonObject workload;                           ///< {"n", "m", "i", "j", "k", "batch", "dtype"}
+  bool ok = true;  ///< false when the run as a whole failed (bad input, cancelled)
   QString error;
   QVector<StrategyResult> results;
 
@@ -94,11 +94,8 @@ class RunHistory : public QObject {
 /// The history entry of one report: every StrategyRun becomes a StrategyResult. With `gpu`
 /// (e.g. costmodel::findGpuProfile("h100")) each result carries the cost model's predicted
 /// forward time for the report's workload; with nullptr predictedS stays NaN.
-/// finishedAt is now; requiresGrad is joined from the runs ("none" when empty).
+/// finishedAt is now; requiresGrad is the first run's ("none" when there is none).
 RunEntry runEntryFromReport(const StrategiesReport& report, const QString& title,
                             const costmodel::GpuProfile* gpu);
-
-/// "none", "a", "c", "a,c" from the runner's list.
-QString requiresGradText(const std::vector<std::string>& requiresGrad);
 
 }  // namespace matmulviz::ui

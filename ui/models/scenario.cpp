@@ -22,10 +22,7 @@ int64_t sizeField(const QJsonObject& o, const char* key, int64_t fallback, int64
 }  // namespace
 
 QString Scenario::requiresGradText() const {
-  if (config.requiresGradA && config.requiresGradC) return QStringLiteral("a,c");
-  if (config.requiresGradA) return QStringLiteral("a");
-  if (config.requiresGradC) return QStringLiteral("c");
-  return QStringLiteral("none");
+  return QString::fromStdString(config.requiresGrad.text());
 }
 
 QString Scenario::label() const {
@@ -73,8 +70,8 @@ Scenario Scenario::fromJson(const QJsonObject& o) {
   w.batch = sizeField(wl, "batch", w.batch, kMaxSize);
   if (wl.contains("dtype")) w.dtype = parseDType(wl.value("dtype").toString().toStdString());
   w.validate();
-  parseRequiresGrad(o.value("requires_grad").toString("none").toStdString(), s.config.requiresGradA,
-                    s.config.requiresGradC);
+  s.config.requiresGrad =
+      RequiresGrad::parse(o.value("requires_grad").toString("none").toStdString());
   if (o.contains("strategies")) {
     s.config.strategies.clear();
     for (const auto& v : o.value("strategies").toArray()) {

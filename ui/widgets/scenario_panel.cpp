@@ -235,8 +235,8 @@ Scenario ScenarioPanel::scenario() const {
   w.n = n_->value(), w.m = m_->value(), w.i = i_->value(), w.j = j_->value(), w.k = k_->value(),
   w.batch = batch_->value();
   w.dtype = parseDType(dtype_->currentText().toStdString());
-  s.config.requiresGradA = gradA_->isChecked();
-  s.config.requiresGradC = gradC_->isChecked();
+  s.config.requiresGrad.a = gradA_->isChecked();
+  s.config.requiresGrad.c = gradC_->isChecked();
   s.config.backward = backward_->isChecked();
   s.config.device = parseDeviceKind(device_->currentData().toString().toStdString());
   s.config.strategies.clear();
@@ -262,8 +262,8 @@ void ScenarioPanel::setScenario(const Scenario& s) {
   n_->setValue(int(w.n)), m_->setValue(int(w.m)), i_->setValue(int(w.i));
   j_->setValue(int(w.j)), k_->setValue(int(w.k)), batch_->setValue(int(w.batch));
   dtype_->setCurrentText(qs(dtypeName(w.dtype)));
-  gradA_->setChecked(s.config.requiresGradA);
-  gradC_->setChecked(s.config.requiresGradC);
+  gradA_->setChecked(s.config.requiresGrad.a);
+  gradC_->setChecked(s.config.requiresGrad.c);
   backward_->setChecked(s.config.backward);
   device_->setCurrentIndex(std::max(0, device_->findData(qs(deviceKindName(s.config.device)))));
   for (QCheckBox* c : strategies_) {
