@@ -59,7 +59,6 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   if (!o.aPath.empty()) in.a = readInput(o.aPath, "--a", floats, {w.n, w.i, w.j}, w.dtype);
   if (!o.cPath.empty()) in.c = readInput(o.cPath, "--c", floats, {w.m, w.j, w.k}, w.dtype);
   if (!o.qPath.empty()) in.q = npy::readChecked(o.qPath, "--q", {DType::Int64}, {w.n});
-  checkInputs(w, in);
   return in;
 }
 
@@ -152,8 +151,10 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    preflight(config);  // before any allocation
-    inputs = loadInputs(o, config);
+    // Checks everything before any allocation, then makes the inputs (random, or --a/--c/--q).
+    PreparedRun prepared = prepareRun(config, [&](const RunConfig& c) { return loadInputs(o, c); });
+    config = std::move(prepared.config);
+    inputs = std::move(prepared.inputs);
     if (!o.gradOutputPath.empty())
       gradOutput = readInput(
           o.gradOutputPath, "--grad-output", {DType::Float32, DType::Float16, DType::Float64},

@@ -103,10 +103,16 @@ void preflight(const RunConfig& c) {
 }
 
 PreparedRun prepareRun(RunConfig config) {
+  return prepareRun(std::move(config), [](const RunConfig& c) {
+    return makeRandomInputs(c.workload, c.seed, c.device != DeviceKind::Meta);
+  });
+}
+
+PreparedRun prepareRun(RunConfig config, const std::function<Inputs(const RunConfig&)>& inputs) {
   preflight(config);
   PreparedRun run;
-  const bool withData = config.device != DeviceKind::Meta;
-  run.inputs = makeRandomInputs(config.workload, config.seed, withData);
+  run.inputs = inputs(config);
+  checkInputs(config.workload, run.inputs);
   run.config = std::move(config);
   return run;
 }

@@ -12,6 +12,7 @@
 #include "core/util/bad_input.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace matmulviz {
 
@@ -46,5 +47,10 @@ struct PreparedRun {
 /// references). Throws BadInput as preflight; std::bad_alloc only when the machine's available
 /// memory shrank between the check and the allocation.
 PreparedRun prepareRun(RunConfig config);
+
+/// preflight(config), then the inputs `inputs` makes for the checked config (a front end that
+/// reads some of them from files: the CLI's --a, --c, --q), then checkInputs. Throws BadInput as
+/// preflight or checkInputs, and whatever `inputs` throws.
+PreparedRun prepareRun(RunConfig config, const std::function<Inputs(const RunConfig&)>& inputs);
 
 }  // namespace matmulviz
