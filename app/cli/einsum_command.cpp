@@ -2,6 +2,7 @@
 // a GPU): the output's shape, the time, curMem/maxMem and every allocation the contraction made.
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
+#include "app/cli/emit_outputs.h"
 #include "app/cli/output_files.h"
 #include "core/autograd/grad_mode.h"
 #include "core/io/npy.h"
@@ -214,29 +215,20 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cerr << "matmulviz-cli einsum: the run failed: " << e.what() << "\n";
     return 1;
   }
-  const nlohmann::ordered_json j = toJson(o.equation, dtype, ops, r);
-  if (o.json == "-") {
-    std::cout << j.dump(2) << "\n";
-    if (!r.warning.empty()) std::cerr << "matmulviz-cli einsum: warning: " << r.warning << "\n";
-  } else {
-    writeText(std::cout, o.equation, dtype, r);
-    if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
-  }
-  if (!o.saveDir.empty()) {
-    try {
-      const std::filesystem::path d(o.saveDir);
-      std::error_code ec;
-      std::filesystem::create_directories(d, ec);
-      if (ec) throw std::runtime_error("cannot create '" + o.saveDir + "': " + ec.message());
-      for (size_t i = 0; i < ops.size(); ++i)
-        npy::write((d / ("operand" + std::to_string(i) + ".npy")).string(), ops[i]);
-      npy::write((d / "out.npy").string(), r.out);
-    } catch (const std::exception& e) {
-      std::cerr << "matmulviz-cli einsum: --save-dir: " << e.what() << "\n";
-      return 1;
-    }
-  }
+  ReportWriters w;
+  w.json = toJson(o.equation, dtype, ops, r);
+  w.text = [&](std::ostream& os) { writeText(os, o.equation, dtype, r); };
+  w.save = [&](const std::string& dir) {
+    const std::filesystem::path d(dir);
+    std::error_code ec;
+    std::filesystem::create_directories(d, ec);
+    if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
+    for (size_t i = 0; i < ops.size(); ++i)
+      npy::write((d / ("operand" + std::to_string(i) + ".npy")).string(), ops[i]);
+    npy::write((d / "out.npy").string(), r.out);
+  };
+  if (!r.warning.empty()) w.warnings.push_back(r.warning);
+  if (emitOutputs({"einsum", o.json, "", o.saveDir}, w) != 0) return 1;
   return r.warning.empty() ? 0 : 1;  // NaN or Inf: the accuracy check failed
 }
 

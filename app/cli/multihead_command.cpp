@@ -4,6 +4,7 @@
 // backward.
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
+#include "app/cli/emit_outputs.h"
 #include "app/cli/output_files.h"
 #include "app/cli/text_options.h"
 #include "core/io/npy.h"
@@ -278,28 +279,14 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cerr << "matmulviz-cli multihead: the run failed: " << e.what() << "\n";
     return 1;
   }
-  const auto json = toJson(report);
-  const std::vector<std::string> warnings = nonFiniteOutputs(report);
-  if (o.json == "-") {
-    std::cout << json.dump(2) << "\n";
-    for (const std::string& w : warnings)
-      std::cerr << "matmulviz-cli multihead: warning: " << w << "\n";
-  } else {
-    writeText(std::cout, report);
-    if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
-  }
-  if (!o.timeline.empty())
-    writeFileAtomically(o.timeline, [&](std::ostream& os) { writeTrace(os, report); });
-  if (!o.saveDir.empty()) {
-    try {
-      saveOutputs(o.saveDir, report);
-    } catch (const std::exception& e) {
-      std::cerr << "matmulviz-cli multihead: --save-dir: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  return warnings.empty() ? 0 : 1;  // NaN or Inf in an output: the check failed
+  ReportWriters w;
+  w.json = toJson(report);
+  w.text = [&](std::ostream& os) { writeText(os, report); };
+  w.trace = [&](std::ostream& os) { writeTrace(os, report); };
+  w.save = [&](const std::string& dir) { saveOutputs(dir, report); };
+  w.warnings = nonFiniteOutputs(report);
+  if (emitOutputs({"multihead", o.json, o.timeline, o.saveDir}, w) != 0) return 1;
+  return w.warnings.empty() ? 0 : 1;  // NaN or Inf in an output: the check failed
 }
 
 }  // namespace

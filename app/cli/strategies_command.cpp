@@ -3,6 +3,7 @@
 #include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
+#include "app/cli/emit_outputs.h"
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
 #include "app/cli/scenario_options.h"
@@ -103,32 +104,19 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 /// --save-dir could not be written, else 0.
 int emitReport(const Options& o, const StrategiesReport& report) {
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
-  auto json = toJson(report);
-  if (gpu) costmodel::addPredictions(json, report, *gpu);
-  if (o.json == "-") {
-    std::cout << json.dump(2) << "\n";
-  } else {
-    writeTextReport(std::cout, report);
-    if (gpu) writePredictions(std::cout, report, *gpu);
-    if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
-  }
-  if (!o.timeline.empty())
-    writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });
-  if (!o.saveDir.empty()) {
-    try {
-      saveOutputs(o.saveDir, report);
-    } catch (const std::exception& e) {  // filesystem_error, npy::NpyError
-      std::cerr << "matmulviz-cli strategies: --save-dir: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  for (const auto* path : {&o.json, &o.timeline})
-    if (!path->empty() && *path != "-") std::cerr << "[matmulviz] wrote " << *path << "\n";
-  if (o.json == "-")  // else the text report on stdout says it
-    for (const StrategyRun& r : report.runs)
-      for (const std::string& w : r.accuracyWarnings)
-        std::cerr << "matmulviz-cli strategies: warning: " << r.strategy << ": " << w << "\n";
+  ReportWriters w;
+  w.json = toJson(report);
+  if (gpu) costmodel::addPredictions(w.json, report, *gpu);
+  w.text = [&](std::ostream& os) {
+    writeTextReport(os, report);
+    if (gpu) writePredictions(os, report, *gpu);
+  };
+  w.trace = [&](std::ostream& os) { writeChromeTrace(os, report); };
+  w.save = [&](const std::string& dir) { saveOutputs(dir, report); };
+  for (const StrategyRun& r : report.runs)
+    for (const std::string& warning : r.accuracyWarnings)
+      w.warnings.push_back(r.strategy + ": " + warning);
+  if (emitOutputs({"strategies", o.json, o.timeline, o.saveDir}, w) != 0) return 1;
   return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
 }
 
