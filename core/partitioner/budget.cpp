@@ -126,16 +126,20 @@ std::vector<NodeId> BudgetPlanner::knapsack(double budget, KnapsackSolver solver
 }
 
 std::vector<NodeId> BudgetPlanner::choose(double budget, KnapsackSolver solver, BudgetPlan& plan) {
-  if (!info_.hasBackward()) return plan.route = PlanRoute::NoBackward, std::vector<NodeId>{};
-  if (budget == 0) return plan.route = PlanRoute::BudgetZero, info_.inputs;
+  auto decided = [&plan](PlanRoute route, const std::vector<NodeId>& saved) {
+    plan.route = route;
+    return saved;
+  };
+  if (!info_.hasBackward()) return decided(PlanRoute::NoBackward, {});
+  if (budget == 0) return decided(PlanRoute::BudgetZero, info_.inputs);
   const MinCutResult& r = defaultCut();
-  if (budget == 1) return plan.route = PlanRoute::BudgetOne, r.saved;
-  if (hi_ <= lo_) return plan.route = PlanRoute::DefaultNotAbove, r.saved;
+  if (budget == 1) return decided(PlanRoute::BudgetOne, r.saved);
+  if (hi_ <= lo_) return decided(PlanRoute::DefaultNotAbove, r.saved);
   const MinCutResult& m = moreAggressiveCut();
-  if (ratio(m.saved) < budget) return plan.route = PlanRoute::MoreAggressive, m.saved;
+  if (ratio(m.saved) < budget) return decided(PlanRoute::MoreAggressive, m.saved);
   const MinCutResult& a = aggressiveCut();
-  if (ratio(a.saved) < budget) return plan.route = PlanRoute::Aggressive, a.saved;
-  if (candidates_.empty()) return plan.route = PlanRoute::NoCandidates, info_.inputs;
+  if (ratio(a.saved) < budget) return decided(PlanRoute::Aggressive, a.saved);
+  if (candidates_.empty()) return decided(PlanRoute::NoCandidates, info_.inputs);
   plan.route = PlanRoute::Knapsack;
   return knapsack(budget, solver, plan);
 }

@@ -71,7 +71,9 @@ struct BudgetPlan {
 class BudgetPlanner {
  public:
   /// `base`: the config's ban options (aggressive_recomputation is base with the first four off).
+  /// The planner keeps a reference: `graph` must outlive it.
   explicit BudgetPlanner(const JointGraph& graph, MinCutOptions base = {});
+  BudgetPlanner(JointGraph&&, MinCutOptions = {}) = delete;
   /// The plan for budget b. Throws std::runtime_error (PyTorch raises RuntimeError) unless
   /// 0 <= b <= 1, with PyTorch's text "The valid ranges for memory budget are 0 <= m <= 1. The
   /// provided value is <b>" (b as Python's repr writes a float). NaN is refused too (PyTorch's

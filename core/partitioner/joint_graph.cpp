@@ -32,9 +32,9 @@ NodeId JointGraphBuilder::add(Node n) {
   };
   for (NodeId a : n.args) checkArg(a);
   for (NodeId a : n.nestedArgs) checkArg(a);
-  if (graph_.find(n.name))
-    throw std::invalid_argument("JointGraphBuilder: duplicate node name '" + n.name + "'");
   if (n.bytes < 0) throw std::invalid_argument("JointGraphBuilder: negative size of " + n.name);
+  if (!names_.insert(n.name).second)
+    throw std::invalid_argument("JointGraphBuilder: duplicate node name '" + n.name + "'");
   graph_.nodes_.push_back(std::move(n));
   return id;
 }

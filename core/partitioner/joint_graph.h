@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace matmulviz::partitioner {
@@ -99,7 +100,8 @@ class JointGraphBuilder {
   NodeId call(std::string_view op, std::vector<NodeId> args, int64_t bytes, CallOptions o = {});
   /// A multi-output op (SDPA, native_dropout): a tuple node of `bytes` (sum of its tensors).
   NodeId tupleCall(std::string_view op, std::vector<NodeId> args, int64_t bytes, int64_t flops);
-  /// getitem(tuple, i): one tensor of a tuple node (fresh storage).
+  /// getitem(tuple, i): one tensor of a tuple node, of `bytes`, fresh storage (the index itself
+  /// does not matter to the partitioner and is not recorded; call in output order).
   NodeId getitem(NodeId tuple, int64_t bytes);
   /// The output node: forward outputs first, then one gradient per primal (kNoNode = None).
   void output(std::vector<NodeId> forwardOutputs, std::vector<NodeId> gradOutputs);
@@ -114,6 +116,7 @@ class JointGraphBuilder {
   int64_t nextStorage_ = 0;
   bool hasOutput_ = false;
   std::vector<std::pair<std::string, int>> opCounts_;
+  std::unordered_set<std::string> names_;
 };
 
 }  // namespace matmulviz::partitioner

@@ -6,8 +6,10 @@
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside Boost's edge iterator (a boost::optional)
 // once push_relabel_max_flow is inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
@@ -119,4 +121,6 @@ MinCutResult solveMinCut(const JointGraph& graph, const NodeInfo& info,
 
 }  // namespace matmulviz::partitioner
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif

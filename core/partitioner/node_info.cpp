@@ -46,10 +46,6 @@ void markRequiredFw(const JointGraph& g, NodeInfo& info) {
 
 }  // namespace
 
-bool NodeInfo::isInput(NodeId n) const {
-  return std::find(inputs.begin(), inputs.end(), n) != inputs.end();
-}
-
 bool NodeInfo::hasBackward() const {
   return std::any_of(requiredBw.begin(), requiredBw.end(), [](char c) { return c != 0; });
 }
@@ -63,8 +59,12 @@ NodeInfo classifyNodes(const JointGraph& g) {
   info.fwOrder.assign(n, -1);
   info.distFromBw.assign(n, 0);
   info.tangentDependent.assign(n, 0);
-  for (NodeId i = 0; i < g.size(); ++i)
-    if (g.node(i).kind == NodeKind::Primal) info.inputs.push_back(i);
+  info.input.assign(n, 0);
+  for (NodeId i = 0; i < g.size(); ++i) {
+    if (g.node(i).kind != NodeKind::Primal) continue;
+    info.inputs.push_back(i);
+    info.input[ix(i)] = 1;
+  }
   markRequiredBw(g, info);
   markRequiredFw(g, info);
   int32_t order = 0;

@@ -26,6 +26,7 @@ inline constexpr int64_t kFarFromBackward = 1000000000;  // int(1e9)
 
 struct NodeInfo {
   std::vector<NodeId> inputs;       ///< primals, graph order
+  std::vector<char> input;          ///< per node id: one of `inputs`
   std::vector<char> requiredBw;     ///< per node id
   std::vector<char> requiredFw;     ///< per node id
   std::vector<char> unclaimed;      ///< per node id
@@ -36,7 +37,7 @@ struct NodeInfo {
 
   bool isRequiredFw(NodeId n) const { return requiredFw[static_cast<size_t>(n)] != 0; }
   bool isRequiredBw(NodeId n) const { return requiredBw[static_cast<size_t>(n)] != 0; }
-  bool isInput(NodeId n) const;
+  bool isInput(NodeId n) const { return input[static_cast<size_t>(n)] != 0; }
   int32_t order(NodeId n) const { return fwOrder[static_cast<size_t>(n)]; }
   int64_t dist(NodeId n) const { return distFromBw[static_cast<size_t>(n)]; }
   bool hasBackward() const;
