@@ -58,10 +58,10 @@ struct BudgetPlan {
   /// Sum of _size_of over `savedUsed` whose storage is not an input's: what the forward keeps
   /// alive beyond the inputs (views of one storage are not de-duplicated).
   int64_t activationBytes = 0;
-  int64_t recomputeFlops = 0;      ///< FLOPs of `recomputed`
-  int64_t backwardFlops = 0;       ///< FLOPs of every node the extracted backward runs
-  double memoryRatio = 0;          ///< ratio(saved); 0 when hi <= lo or on the b == 0/1 routes
-  std::vector<NodeId> candidates;  ///< knapsack items, in knapsack order (Knapsack route)
+  int64_t recomputeFlops = 0;            ///< FLOPs of `recomputed`
+  int64_t backwardFlops = 0;             ///< FLOPs of every node the extracted backward runs
+  double memoryRatio = 0;                ///< (bytes(saved)/1e9 - lo) / (hi - lo); 0 if hi <= lo
+  std::vector<NodeId> candidates;        ///< knapsack items, in knapsack order (Knapsack route)
   std::vector<NodeId> knapsackUnbanned;  ///< candidates the knapsack allowed to recompute
   double knapsackRuntime = 0;            ///< the solver's optimum (runtime of kept candidates)
 };

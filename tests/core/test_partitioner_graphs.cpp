@@ -247,6 +247,24 @@ class TestPartitionerGraphs : public QObject {
     QCOMPARE(plan.recomputed.size(), size_t(9));  // _to_copy and the 8 relus
   }
 
+  // A banned tuple (inf in->out) read directly by the backward: every cut is infinite, as
+  // networkx reports it.
+  void infiniteCutThrows() {
+    JointGraphBuilder b;
+    const NodeId x = b.primal(kB);
+    const NodeId attn = b.tupleCall("_scaled_dot_product_efficient_attention", {x, x, x}, kB, 1);
+    const NodeId loss = b.call("sum", {b.getitem(attn, kB)}, 4);
+    const NodeId g = b.call("expand", {b.tangent(4)}, kB);
+    b.output({loss}, {b.call("_efficient_attention_backward", {g, attn}, kB)});
+    const JointGraph j = b.build();
+    try {
+      solveMinCut(j, classifyNodes(j), MinCutOptions{});
+      QFAIL("expected std::runtime_error");
+    } catch (const std::runtime_error& e) {
+      QCOMPARE(QString(e.what()), QString("Infinite capacity path, flow unbounded above."));
+    }
+  }
+
   void noBackward() {
     JointGraphBuilder b;
     const NodeId x = b.primal(kB);
