@@ -83,8 +83,10 @@ class ExpandBackward final : public Node {
 
 /// Records `node` for the view `out` of `input`; in no_grad mode, a view of a tensor that
 /// requires grad still requires grad (TensorImpl::requiresGradViaBase).
-Tensor withHistory(Tensor out, const Tensor& input, std::shared_ptr<Node> node) {
-  if (anyRequiresGrad({&input})) {
+template <typename MakeNode>
+Tensor withHistory(Tensor out, const Tensor& input, MakeNode&& makeNode) {
+  if (anyRequiresGrad({&input})) {  // the node (and its copy of the sizes) only when recorded
+    std::shared_ptr<Node> node = makeNode();
     node->nextEdges = {gradientEdge(input)};
     setHistory(out, node);
   } else if (input.requiresGrad()) {
@@ -221,10 +223,12 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   Shape sizes = t.sizes(), strides = t.strides();
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  Tensor out = makeView(t, sizes, strides, t.storageOffset() + start * t.stride(dim));
-  return withHistory(out, t,
-                     std::make_shared<ScatterViewBackward>(ScatterViewBackward::Slice, t.sizes(),
-                                                           dim, start, end, step));
+  Tensor out =
+      makeView(t, std::move(sizes), std::move(strides), t.storageOffset() + start * t.stride(dim));
+  return withHistory(out, t, [&] {
+    return std::make_shared<ScatterViewBackward>(ScatterViewBackward::Slice, t.sizes(), dim, start,
+                                                 end, step);
+  });
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -252,10 +256,12 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   Shape sizes = t.sizes(), strides = t.strides();
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
-  Tensor out = makeView(t, sizes, strides, t.storageOffset() + index * t.stride(dim));
-  return withHistory(out, t,
-                     std::make_shared<ScatterViewBackward>(ScatterViewBackward::Select, t.sizes(),
-                                                           dim, index, index + 1, 1));
+  Tensor out =
+      makeView(t, std::move(sizes), std::move(strides), t.storageOffset() + index * t.stride(dim));
+  return withHistory(out, t, [&] {
+    return std::make_shared<ScatterViewBackward>(ScatterViewBackward::Select, t.sizes(), dim, index,
+                                                 index + 1, 1);
+  });
 }
 
 Tensor view(const Tensor& t, Shape sizes) {
@@ -265,16 +271,19 @@ Tensor view(const Tensor& t, Shape sizes) {
     throw std::invalid_argument(
         "view size is not compatible with input tensor's size and stride (at least one dimension "
         "spans across two contiguous subspaces). Use .reshape(...) instead.");
-  Tensor out = makeView(t, sizes, *strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ReshapeBackward>("ViewBackward0", t.sizes()));
+  Tensor out = makeView(t, std::move(sizes), std::move(*strides), t.storageOffset());
+  return withHistory(out, t,
+                     [&] { return std::make_shared<ReshapeBackward>("ViewBackward0", t.sizes()); });
 }
 
 Tensor reshape(const Tensor& t, Shape sizes) {
   sizes = inferSize(std::move(sizes), t.numel());
   if (auto strides = computeStride(t.sizes(), t.strides(), sizes)) {
-    Tensor out = makeView(t, sizes, *strides, t.storageOffset());  // at::_reshape_alias
-    return withHistory(out, t,
-                       std::make_shared<ReshapeBackward>("ReshapeAliasBackward0", t.sizes()));
+    Tensor out = makeView(t, std::move(sizes), std::move(*strides),
+                          t.storageOffset());  // at::_reshape_alias
+    return withHistory(out, t, [&] {
+      return std::make_shared<ReshapeBackward>("ReshapeAliasBackward0", t.sizes());
+    });
   }
   return unsafeView(clone(t, MemoryFormat::Contiguous), sizes);
 }
@@ -295,8 +304,9 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
     sizes[i] = t.size(d);
     strides[i] = t.stride(d);
   }
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<PermuteBackward>("PermuteBackward0", inverse));
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
+  return withHistory(
+      out, t, [&] { return std::make_shared<PermuteBackward>("PermuteBackward0", inverse); });
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
@@ -308,8 +318,9 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
     sizes[i] = t.size(dims[i]);
     strides[i] = t.stride(dims[i]);
   }
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<PermuteBackward>("TransposeBackward0", dims));
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
+  return withHistory(out, t,
+                     [&] { return std::make_shared<PermuteBackward>("TransposeBackward0", dims); });
 }
 
 Tensor expand(const Tensor& t, Shape sizes) {
@@ -347,8 +358,8 @@ Tensor expand(const Tensor& t, Shape sizes) {
                                   ".  Tensor sizes: " + t.shapeString());
     }
   }
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ExpandBackward>(t.sizes()));
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
+  return withHistory(out, t, [&] { return std::make_shared<ExpandBackward>(t.sizes()); });
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -357,8 +368,9 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const int64_t stride = dim < t.dim() ? t.stride(dim) * t.size(dim) : 1;
   sizes.insert(sizes.begin() + dim, 1);
   strides.insert(strides.begin() + dim, stride);
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ReshapeBackward>("UnsqueezeBackward0", t.sizes()));
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
+  return withHistory(
+      out, t, [&] { return std::make_shared<ReshapeBackward>("UnsqueezeBackward0", t.sizes()); });
 }
 
 namespace {
@@ -376,19 +388,21 @@ Tensor squeezedView(const Tensor& t, int64_t dim) {
   } else {
     wrapDim(dim, 1);  // a 0-dim tensor takes dim 0 or -1
   }
-  return makeView(t, sizes, strides, t.storageOffset());
+  return makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
 }
 
 }  // namespace
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
-  return withHistory(squeezedView(t, dim), t,
-                     std::make_shared<ReshapeBackward>("SqueezeBackward1", t.sizes()));
+  return withHistory(squeezedView(t, dim), t, [&] {
+    return std::make_shared<ReshapeBackward>("SqueezeBackward1", t.sizes());
+  });
 }
 
 Tensor squeezeResult(const Tensor& t, int64_t dim) {
-  return withHistory(squeezedView(t, dim), t,
-                     std::make_shared<ReshapeBackward>("SqueezeBackward3", t.sizes()));
+  return withHistory(squeezedView(t, dim), t, [&] {
+    return std::make_shared<ReshapeBackward>("SqueezeBackward3", t.sizes());
+  });
 }
 
 Tensor squeeze(const Tensor& t) {
@@ -398,8 +412,9 @@ Tensor squeeze(const Tensor& t) {
     sizes.push_back(t.size(d));
     strides.push_back(t.stride(d));
   }
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ReshapeBackward>("SqueezeBackward0", t.sizes()));
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
+  return withHistory(
+      out, t, [&] { return std::make_shared<ReshapeBackward>("SqueezeBackward0", t.sizes()); });
 }
 
 Tensor tMatrix(const Tensor& t) {
@@ -409,10 +424,10 @@ Tensor tMatrix(const Tensor& t) {
   const int64_t last = std::max<int64_t>(t.dim() - 1, 0);
   Shape sizes(t.sizes().rbegin(), t.sizes().rend());
   Shape strides(t.strides().rbegin(), t.strides().rend());
-  Tensor out = makeView(t, sizes, strides, t.storageOffset());
+  Tensor out = makeView(t, std::move(sizes), std::move(strides), t.storageOffset());
   std::vector<int64_t> dims{last, 0};
   dims.resize(static_cast<size_t>(t.dim()));
-  return withHistory(out, t, std::make_shared<PermuteBackward>("TBackward0", dims));
+  return withHistory(out, t, [&] { return std::make_shared<PermuteBackward>("TBackward0", dims); });
 }
 
 std::vector<Tensor> splitWithSizes(const Tensor& t, const std::vector<int64_t>& sizes,
@@ -477,8 +492,9 @@ Tensor unsafeView(const Tensor& t, Shape sizes) {
   sizes = inferSize(std::move(sizes), t.numel());
   auto strides = computeStride(t.sizes(), t.strides(), sizes);
   if (!strides) return reshape(t, sizes);
-  Tensor out = makeView(t, sizes, *strides, t.storageOffset());
-  return withHistory(out, t, std::make_shared<ReshapeBackward>("UnsafeViewBackward0", t.sizes()));
+  Tensor out = makeView(t, std::move(sizes), std::move(*strides), t.storageOffset());
+  return withHistory(
+      out, t, [&] { return std::make_shared<ReshapeBackward>("UnsafeViewBackward0", t.sizes()); });
 }
 
 Tensor mT(const Tensor& t) {
