@@ -11,6 +11,7 @@
 #include "core/multihead/multihead.h"
 #include "core/ops/ops.h"
 #include "core/util/blas.h"
+#include "tests/bench/bench_stats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,14 +24,8 @@ using namespace matmulviz;
 
 namespace {
 
-double seconds(const std::chrono::steady_clock::time_point& t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using matmulviz::bench::median;
+using matmulviz::bench::seconds;
 
 void fillRandom(float* p, int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);

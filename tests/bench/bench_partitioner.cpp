@@ -9,6 +9,7 @@
 // Usage: bench_partitioner [--repeats R] [--layers L]
 #include "core/partitioner/budget.h"
 #include "core/partitioner/example_graphs.h"
+#include "tests/bench/bench_stats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,14 +21,8 @@ using namespace matmulviz::partitioner;
 
 namespace {
 
-double seconds(const std::chrono::steady_clock::time_point& t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using matmulviz::bench::median;
+using matmulviz::bench::seconds;
 
 volatile int64_t gSink;  // keeps the planned work observable
 

@@ -4,6 +4,7 @@
 // Not a test: prints milliseconds (median of the repetitions) next to the target.
 // Usage: bench_ui_charts [--png DIR]
 
+#include "tests/bench/bench_stats.h"
 #include "ui/charts/strategies_chart.h"
 #include "ui/models/run_history.h"
 
@@ -19,6 +20,8 @@
 using namespace matmulviz::ui;
 
 namespace {
+
+using matmulviz::bench::median;
 
 constexpr double kTargetMs = 16.0;
 
@@ -52,11 +55,6 @@ RunEntry syntheticRun(int i, std::mt19937& rng) {
 QString& pngDir() {
   static QString dir;
   return dir;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 void measure(const RunHistory& history, StrategiesChart::Layout layout,

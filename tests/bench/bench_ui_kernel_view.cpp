@@ -20,6 +20,7 @@
 #include <ctime>
 #include <vector>
 
+#include "tests/bench/bench_stats.h"
 #include "tests/common/stall_watchdog.h"
 #include "tests/ui/gui_busy_watchdog.h"
 #include "ui/widgets/kernel_view.h"
@@ -27,6 +28,8 @@
 using namespace matmulviz::ui;
 
 namespace {
+
+using matmulviz::bench::median;
 
 struct Case {
   const char* name;
@@ -55,11 +58,6 @@ double threadCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 /// Lets the event loop run for `ms` (paints, timers).
