@@ -1,0 +1,62 @@
+#pragma once
+// torch.nn.functional.scaled_dot_product_attention as PyTorch 2.x runs it on CUDA with the
+// memory-efficient kernel (aten/src/ATen/native/transformers/attention.cpp:
+// scaled_dot_product_attention, then cuda/attention.cu: _scaled_dot_product_efficient_attention
+// and _efficient_attention_forward; cuda/attention_backward.cu: _efficient_attention_backward).
+//
+// Values are the math formulation's (attention.cpp: _scaled_dot_product_attention_math):
+// softmax(q @ k^T * scale + bias) @ v. Memory is the fused kernel's: the L x S attention matrix
+// never exists in device memory (the host computes it a row at a time in work buffers, as the
+// kernel does in tiles); the autograd node ScaledDotProductEfficientAttentionBackward0 saves
+// query, key, value, the output, a float32 logsumexp and the attention bias, and its backward
+// recomputes the attention from q, k and the logsumexp.
+
+#include "core/tensor/tensor.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace matmulviz {
+
+/// The optional arguments of scaled_dot_product_attention, with PyTorch's defaults.
+struct AttentionOptions {
+  /// Broadcastable to [batch, heads, L, S]: bool (false masks out: -inf) or float (added to the
+  /// scores; its dtype must be the query's, as the efficient kernel requires).
+  std::optional<Tensor> attnMask;
+  /// Must be 0: matmulviz has no random number generator matching PyTorch's Philox.
+  double dropoutP = 0.0;
+  /// A lower-triangular (top-left aligned) mask: query i sees keys j <= i. Not with attnMask.
+  bool isCausal = false;
+  /// The factor of q @ k^T; default 1 / sqrt(E) (sdp_utils: calculate_scale).
+  std::optional<double> scale;
+};
+
+/// The alignment of the efficient kernel's logsumexp rows (cuda/mem_eff_attention: kAlignLSE):
+/// the logsumexp of a [batch, heads, L] problem is [batch, heads, ceil(L / 32) * 32] float32.
+constexpr int64_t kAttentionLseAlign = 32;
+
+/// out = softmax(q @ k^T * scale + mask) @ v for q [batch, heads, L, E], k [batch, heads, S, E],
+/// v [batch, heads, S, Ev] of one floating dtype on one device; out [batch, heads, L, Ev] in that
+/// dtype, laid out as the kernel writes it ([batch, L, heads, Ev] memory, transposed view).
+/// Device memory, as PyTorch's efficient path: a bool mask becomes a float mask of q's dtype and
+/// the mask's shape (convert_boolean_attn_mask); a mask whose strides are not multiples of 8 is
+/// padded to a copy with a last dim rounded up (preprocess_mask: pad_bias); then the output and
+/// the logsumexp [batch, heads, ceil(L / 32) * 32] float32 (only when grad is needed, as
+/// should_compute_logsumexp). A query row whose keys are all masked gives 0 (the math path's
+/// _safe_softmax). FLOPs: counted as "aten._scaled_dot_product_efficient_attention",
+/// sdpaFlops(); the backward as "aten._scaled_dot_product_efficient_attention_backward".
+/// Throws std::invalid_argument with PyTorch's messages for dtype or device mismatches, fewer
+/// than 2 dims, a bad mask dtype, a mask with is_causal; NotSupportedError for ranks other than
+/// 4, dropout_p != 0, a mask that requires grad, and a device with its own compute backend.
+Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                 const AttentionOptions& options = {});
+
+/// Forward FLOPs as torch/utils/flop_counter.py's sdpa_flop_count: the two bmm's
+/// [b*h, L, E] @ [b*h, E, S] and [b*h, L, S] @ [b*h, S, Ev], 2 * b * h * L * S * (E + Ev).
+/// Causal masking is not discounted (PyTorch's "NB: We aren't accounting for causal attention").
+int64_t sdpaFlops(int64_t b, int64_t h, int64_t l, int64_t s, int64_t e, int64_t ev);
+/// Backward FLOPs as sdpa_backward_flop_count: the recomputed scores, dP = dO @ v^T,
+/// dV = P^T @ dO, dQ = dS @ k and dK = dS^T @ q: 2 * b * h * L * S * (3 * E + 2 * Ev).
+int64_t sdpaBackwardFlops(int64_t b, int64_t h, int64_t l, int64_t s, int64_t e, int64_t ev);
+
+}  // namespace matmulviz
