@@ -1,8 +1,8 @@
-// scaled_dot_product_attention: PyTorch's argument checks (attention.cpp: validate_sdpa_input),
-// the mask preparation of its efficient path (convert_boolean_attn_mask, preprocess_mask), the
-// efficient kernel's allocations (cuda/attention.cu: _efficient_attention_forward; the backward
-// in cuda/attention_backward.cu) and its autograd node (tools/autograd/derivatives.yaml:
-// _scaled_dot_product_efficient_attention).
+// scaled_dot_product_attention on the fused CUDA kernel PyTorch 2.x picks (attention_select.cpp):
+// the kernels' allocations (cuda/attention.cu: _efficient_attention_forward and
+// _flash_attention_forward; cuda/attention_backward.cu; flash_attn/flash_api.cpp: mha_fwd,
+// mha_bwd), their FLOP formulas (torch/utils/flop_counter.py: sdpa_flop_count,
+// sdpa_backward_flop_count) and their autograd nodes (tools/autograd/derivatives.yaml).
 #include "core/ops/attention.h"
 
 #include "core/autograd/grad_mode.h"
@@ -33,216 +33,135 @@ int64_t sdpaBackwardFlops(int64_t b, int64_t h, int64_t l, int64_t s, int64_t e,
 
 namespace {
 
-/// c10's TypeMeta names, as PyTorch's messages print a tensor's dtype().
-std::string typeMetaName(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-    case DType::Float16:
-      return "c10::Half";
-    case DType::BFloat16:
-      return "c10::BFloat16";
-    case DType::Int64:
-      return "long int";
-    case DType::Bool:
-      return "bool";
-  }
-  return "unknown";
+int64_t roundUp(int64_t n, int64_t m) {
+  return (n + m - 1) / m * m;
 }
 
-/// validate_sdpa_input (attention.cpp), PyTorch's messages word for word.
-void validateInput(const Tensor& q, const Tensor& k, const Tensor& v,
-                   const std::optional<Tensor>& mask) {
-  if (q.dtype() != k.dtype() || q.dtype() != v.dtype())
-    throw std::invalid_argument(
-        "Expected query, key, and value to have the same dtype, but got query.dtype: " +
-        typeMetaName(q.dtype()) + " key.dtype: " + typeMetaName(k.dtype()) +
-        " and value.dtype: " + typeMetaName(v.dtype()) + " instead.");
-  if (q.device() != k.device() || q.device() != v.device())
-    throw std::invalid_argument(
-        "Expected query, key, and value to have the same device type, but got query, key and "
-        "value on different devices instead.");
-  if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
-    throw std::invalid_argument(
-        "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: " +
-        std::to_string(q.dim()) + " key.dim: " + std::to_string(k.dim()) +
-        " and value.dim: " + std::to_string(v.dim()) + " instead.");
-  if (mask) {
-    const DType m = mask->dtype();
-    if (m != DType::Bool && m != DType::Float32 && m != q.dtype())
-      throw std::invalid_argument(
-          "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-          "attn_mask.dtype: " +
-          typeMetaName(m) + " and  query.dtype: " + typeMetaName(q.dtype()) + " instead.");
-  }
-}
-
-/// What matmulviz's efficient path needs beyond PyTorch's common checks.
-void checkSupported(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
-  if (o.isCausal && o.attnMask)  // attention.cpp: _scaled_dot_product_attention_math
-    throw std::invalid_argument(
-        "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-        "is_causal=True");
-  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
-    throw NotSupportedError(
-        "scaled_dot_product_attention with query.dim: " + std::to_string(q.dim()) +
-        " key.dim: " + std::to_string(k.dim()) + " and value.dim: " + std::to_string(v.dim()) +
-        ": matmulviz runs the fused kernels' 4-d layout only ([batch, heads, L, E])");
-  if (o.dropoutP != 0.0)
-    throw NotSupportedError(
-        "scaled_dot_product_attention with dropout_p=" + std::to_string(o.dropoutP) +
-        ": matmulviz has no random number generator matching PyTorch's "
-        "(Philox); use dropout_p=0.0");
-  if (!isFloating(q.dtype()))
-    throw std::invalid_argument(
-        "scaled_dot_product_attention: expected a floating point "
-        "query, key and value, got " +
-        typeMetaName(q.dtype()));
-  const bool same = k.size(0) == q.size(0) && v.size(0) == q.size(0) && k.size(1) == q.size(1) &&
-                    v.size(1) == q.size(1) && k.size(3) == q.size(3) && v.size(2) == k.size(2);
-  if (!same)  // the efficient kernel's TORCH_CHECKs (attention.cu), with the shapes said
-    throw std::invalid_argument(
-        "scaled_dot_product_attention: expected key [batch, heads, S, E] and value [batch, "
-        "heads, S, Ev] matching query [batch, heads, L, E], got query " +
-        q.shapeString() + ", key " + k.shapeString() + " and value " + v.shapeString());
-  if (o.attnMask && o.attnMask->requiresGrad() && GradMode::isEnabled())
-    throw NotSupportedError("scaled_dot_product_attention with an attn_mask that requires grad");
-  if (o.attnMask && o.attnMask->dtype() != DType::Bool && o.attnMask->dtype() != q.dtype())
-    throw std::invalid_argument(  // _efficient_attention_forward's check on the bias
-        "invalid dtype for bias - should match query's dtype");
-  detail::requireHostCompute(q, "scaled_dot_product_attention");
-}
-
-/// convert_boolean_attn_mask: where(mask.logical_not(), -inf, 0) in q's dtype, mask's shape.
-Tensor boolMaskToBias(const Tensor& mask, const Tensor& q) {
-  Tensor bias = empty(mask.sizes(), q.dtype(), q.storage().devicePtr(), "attn_mask as float");
-  if (!bias.hasData() || !mask.hasData()) return bias;
-  NoGradGuard noGrad;
-  const Tensor m = hostReadable(mask, "attn_mask on the host");
-  const Tensor mc = m.isContiguous() ? m : clone(m, MemoryFormat::Contiguous);
-  const auto* pm = mc.data<bool>();
-  const double inf = std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < bias.numel(); ++i)
-    storeFromDouble(bias.dataPtr(), bias.dtype(), i, pm[i] ? 0.0 : -inf);
-  return bias;
-}
-
-/// preprocess_mask: a mask whose strides are not multiples of 8 elements (or whose last stride
-/// is not 1) is padded with zeros to a last dim of size + (8 - size % 8), then sliced back
-/// (pad_bias); the result is expanded to [B, H, L, S].
-Tensor preprocessBias(const Tensor& bias, const Tensor& q, const Tensor& k) {
-  constexpr int64_t align = 8;
-  bool aligned = bias.dim() == 0 || bias.stride(bias.dim() - 1) == 1;
-  for (int64_t i = 0; i + 1 < bias.dim(); ++i) aligned = aligned && bias.stride(i) % align == 0;
-  NoGradGuard noGrad;
-  Tensor b = bias;
-  if (!aligned && bias.dim() > 0) {
-    Shape padded = bias.sizes();
-    padded.back() += align - padded.back() % align;
-    Tensor p = zeros(padded, bias.dtype(), q.storage().devicePtr(), "attn_mask padded");
-    const int64_t last = bias.dim() - 1;
-    if (p.hasData() && bias.hasData()) copyInto(slice(p, last, 0, bias.size(last)), bias);
-    b = slice(p, last, 0, bias.size(last));
-  }
-  return expand(b, {q.size(0), q.size(1), q.size(2), k.size(2)});
-}
-
-class EfficientAttentionBackward final : public Node {
+/// The fused kernel's node (tools/autograd/derivatives.yaml:
+/// _scaled_dot_product_efficient_attention and _scaled_dot_product_flash_attention): saves query,
+/// key, value, the output, the float32 logsumexp, the efficient kernel's attn_bias, and the philox
+/// seed and offset (0-dim int64 host tensors without dropout); the flash kernel's
+/// cum_seq_q/cum_seq_k are undefined (dense inputs).
+class FusedAttentionBackward final : public Node {
  public:
-  EfficientAttentionBackward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& bias,
-                             const Tensor& out, const Tensor& lse, bool causal, double scale)
-      : causal_(causal), scale_(scale) {
+  FusedAttentionBackward(const detail::FusedKernel& kernel, const detail::AttentionProblem& p,
+                         const Tensor& out, const Tensor& lse)
+      : kernel_(kernel), causal_(p.causal), scale_(p.scale) {
     const std::string node = name();
-    query_ = SavedTensor(q, savedWhy("query", node, q));
-    key_ = SavedTensor(k, savedWhy("key", node, k));
-    value_ = SavedTensor(v, savedWhy("value", node, v));
-    if (bias.defined()) bias_ = SavedTensor(bias, savedWhy("attn_bias", node, q));
-    output_ = SavedTensor(detail::savedOutput(out), savedWhy("output", node, q));
+    query_ = SavedTensor(p.q, savedWhy("query", node, p.q));
+    key_ = SavedTensor(p.k, savedWhy("key", node, p.k));
+    value_ = SavedTensor(p.v, savedWhy("value", node, p.v));
+    if (p.bias.defined()) bias_ = SavedTensor(p.bias, savedWhy("attn_bias", node, p.q));
+    output_ = SavedTensor(detail::savedOutput(out), savedWhy("output", node, p.q));
     output_.setProducer(node);
-    lse_ = SavedTensor(lse, savedWhy("log_sumexp", node, q));
+    lse_ = SavedTensor(lse, savedWhy(lseName(), node, p.q));
     lse_.setProducer(node, 1);
-    // philox_seed and philox_offset: 0-dim int64 host tensors without dropout (attention.cu).
     seed_ = zeros({}, DType::Int64, nullptr, "philox_seed");
     offset_ = zeros({}, DType::Int64, nullptr, "philox_offset");
   }
-  std::string name() const override { return "ScaledDotProductEfficientAttentionBackward0"; }
+  std::string name() const override { return kernel_.node; }
   TensorList apply(TensorList&& grads) override;
   void releaseSaved() override {
     for (SavedTensor* s : {&query_, &key_, &value_, &bias_, &output_, &lse_}) s->reset();
     seed_ = offset_ = Tensor();
   }
   std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
-    return {{"query", query_.get()},    {"key", key_.get()},       {"value", value_.get()},
-            {"attn_bias", bias_.get()}, {"output", output_.get()}, {"log_sumexp", lse_.get()},
-            {"philox_seed", seed_},     {"philox_offset", offset_}};
+    std::vector<std::pair<std::string, Tensor>> saved = {
+        {"query", query_.get()}, {"key", key_.get()}, {"value", value_.get()}};
+    if (kernel_.flash)
+      saved.insert(saved.end(), {{"output", output_.get()},
+                                 {"logsumexp", lse_.get()},
+                                 {"cum_seq_q", Tensor()},
+                                 {"cum_seq_k", Tensor()}});
+    else
+      saved.insert(
+          saved.end(),
+          {{"attn_bias", bias_.get()}, {"output", output_.get()}, {"log_sumexp", lse_.get()}});
+    saved.insert(saved.end(), {{"philox_seed", seed_}, {"philox_offset", offset_}});
+    return saved;
   }
 
  private:
+  const char* lseName() const { return kernel_.flash ? "logsumexp" : "log_sumexp"; }
+  /// The backward's float32 work buffers, alive while it runs: the efficient kernel's delta
+  /// [B, H, L] (attention_backward.cu); flash's softmax_d [B, H, L128] and dq_accum
+  /// [B, L128, H, E32] with L128 = L rounded up to 128, E32 = E rounded up to 32 (256 above
+  /// 192) (flash_api.cpp: mha_bwd).
+  std::vector<Tensor> workBuffers(const detail::AttentionProblem& p) const;
+
+  detail::FusedKernel kernel_;
   SavedTensor query_, key_, value_, bias_, output_, lse_;
   Tensor seed_, offset_;
   bool causal_;
   double scale_;
 };
 
-/// _efficient_attention_backward: grad_q, grad_k, grad_v of the inputs' shapes, then the
-/// float32 delta [B, H, L] that lives while the kernel runs. Returns the three gradients.
-TensorList EfficientAttentionBackward::apply(TensorList&& grads) {
+std::vector<Tensor> FusedAttentionBackward::workBuffers(const detail::AttentionProblem& p) const {
+  const int64_t B = p.q.size(0), H = p.q.size(1), L = p.q.size(2), E = p.q.size(3);
+  const DevicePtr& device = p.q.storage().devicePtr();
+  if (!kernel_.flash) return {empty({B, H, L}, DType::Float32, device, "delta")};
+  const int64_t l128 = roundUp(L, 128), e32 = E <= 192 ? roundUp(E, 32) : 256;
+  return {empty({B, H, l128}, DType::Float32, device, "softmax_d"),
+          empty({B, l128, H, e32}, DType::Float32, device, "dq_accum")};
+}
+
+/// grad_query, grad_key, grad_value of the inputs' shapes, then the work buffers; the
+/// attention is recomputed from q, k and the logsumexp (attention_kernel.h).
+TensorList FusedAttentionBackward::apply(TensorList&& grads) {
   const Tensor& dOut = grads[0];
   if (!dOut.defined()) return TensorList(3);
   const detail::AttentionProblem p{query_.get(), key_.get(), value_.get(),
                                    bias_.get(),  causal_,    scale_};
-  OpScope op(dOut.device(), "_scaled_dot_product_efficient_attention_backward");
-  const int64_t B = p.q.size(0), H = p.q.size(1), L = p.q.size(2), S = p.k.size(2);
-  countFlops("aten._scaled_dot_product_efficient_attention_backward",
-             sdpaBackwardFlops(B, H, L, S, p.q.size(3), p.v.size(3)));
+  OpScope op(dOut.device(), std::string(kernel_.backwardOp).substr(5));
+  countFlops(kernel_.backwardOp, sdpaBackwardFlops(p.q.size(0), p.q.size(1), p.q.size(2),
+                                                   p.k.size(2), p.q.size(3), p.v.size(3)));
   const DevicePtr& device = p.q.storage().devicePtr();
   Tensor dq = empty(p.q.sizes(), p.q.dtype(), device, "grad_query");
   Tensor dk = empty(p.k.sizes(), p.k.dtype(), device, "grad_key");
   Tensor dv = empty(p.v.sizes(), p.v.dtype(), device, "grad_value");
-  {
-    const Tensor delta = empty({B, H, L}, DType::Float32, device, "delta");
-    if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
-      detail::requireHostCompute(dq, "_scaled_dot_product_efficient_attention_backward");
-      NoGradGuard noGrad;
-      detail::attentionBackwardHost(p, output_.get(), lse_.get(), dOut, delta, dq, dk, dv);
-    }
+  const std::vector<Tensor> work = workBuffers(p);
+  if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
+    NoGradGuard noGrad;
+    // the kernel's delta = rowsum(dO * O) in float32: a host buffer when flash's softmax_d
+    // is padded (its rows are then read at the same indices)
+    detail::attentionBackwardHost(p, output_.get(), lse_.get(), dOut, work[0], dq, dk, dv);
   }
   return {dq, dk, dv};
+}
+
+/// The kernel's output: flash writes empty_like(q) in its [B, L, H, E] view (so q's layout),
+/// the efficient kernel a new [B, L, H, Ev] tensor; both return the [B, H, L, Ev] view.
+Tensor attentionOutput(const detail::FusedKernel& kernel, const Tensor& q, int64_t ev) {
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2);
+  const DevicePtr& device = q.storage().devicePtr();
+  if (kernel.flash && q.isContiguous())
+    return empty({B, H, L, ev}, q.dtype(), device, "scaled_dot_product_attention output");
+  const Tensor res = empty({B, L, H, ev}, q.dtype(), device, "scaled_dot_product_attention output");
+  return makeView(res, {B, H, L, ev}, {L * H * ev, ev, H * ev, 1}, 0);
 }
 
 }  // namespace
 
 Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& options) {
-  validateInput(q, k, v, options.attnMask);
-  checkSupported(q, k, v, options);
+  const detail::FusedKernel kernel = detail::selectKernel(q, k, v, options);
   OpScope op(q.device(), "scaled_dot_product_attention");
-  const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2), Ev = v.size(3);
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2);
   const double scale = options.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3))));
-  Tensor bias;
-  if (options.attnMask) {
-    const Tensor& m = *options.attnMask;
-    bias = preprocessBias(m.dtype() == DType::Bool ? boolMaskToBias(m, q) : m, q, k);
-  }
+  const detail::AttentionProblem p{
+      q, k, v, detail::attentionBias(options, q, k), options.isCausal, scale};
   const bool needGrad = anyRequiresGrad({&q, &k, &v});  // should_compute_logsumexp
-  countFlops("aten._scaled_dot_product_efficient_attention", sdpaFlops(B, H, L, S, q.size(3), Ev));
-  const DevicePtr& device = q.storage().devicePtr();
-  // res [B, L, H, Ev], returned as res.transpose(1, 2); logsumexp padded to kAlignLSE rows.
-  const Tensor res = empty({B, L, H, Ev}, q.dtype(), device, "scaled_dot_product_attention output");
-  Tensor out = makeView(res, {B, H, L, Ev}, {L * H * Ev, Ev, H * Ev, 1}, 0);
-  const int64_t lseRows =
-      needGrad ? (L + kAttentionLseAlign - 1) / kAttentionLseAlign * kAttentionLseAlign : 0;
-  Tensor lse = empty({B, H, lseRows}, DType::Float32, device, "logsumexp");
+  countFlops(kernel.op, sdpaFlops(B, H, L, k.size(2), q.size(3), v.size(3)));
+  Tensor out = attentionOutput(kernel, q, v.size(3));
+  // flash always writes its logsumexp; the efficient kernel only when grad is needed
+  const int64_t lseRows = needGrad || kernel.flash ? kernel.lseRows(L) : 0;
+  Tensor lse = empty({B, H, lseRows}, DType::Float32, q.storage().devicePtr(), "logsumexp");
   if (out.hasData() && q.hasData() && k.hasData() && v.hasData() && out.numel() > 0) {
     NoGradGuard noGrad;
-    detail::attentionForwardHost({q, k, v, bias, options.isCausal, scale}, out,
-                                 needGrad ? lse : Tensor());
+    detail::attentionForwardHost(p, out, lseRows > 0 ? lse : Tensor());
   }
   if (needGrad) {
-    auto node = std::make_shared<EfficientAttentionBackward>(q, k, v, bias, out, lse,
-                                                             options.isCausal, scale);
+    auto node = std::make_shared<FusedAttentionBackward>(kernel, p, out, lse);
     node->nextEdges = {gradientEdge(q), gradientEdge(k), gradientEdge(v)};
     setHistory(out, node);
   }

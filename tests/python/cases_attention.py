@@ -48,8 +48,9 @@ def _bool_tensor(rows):
     return f"torch.tensor({rows!r}, device=DEV)"
 
 
-SELF = ((2, 3, 5, 8), (2, 3, 5, 8), (2, 3, 5, 8))
-CROSS = ((2, 2, 4, 8), (2, 2, 7, 8), (2, 2, 7, 6))  # L != S, Ev != E
+SELF = ((1, 2, 5, 8), (1, 2, 5, 8), (1, 2, 5, 8))
+CROSS = ((1, 2, 4, 8), (1, 2, 7, 8), (1, 2, 7, 12))  # L != S, Ev != E
+BATCH = ((2, 1, 4, 4), (2, 1, 7, 4), (2, 1, 7, 4))  # a mask per batch entry
 TALL = ((1, 2, 7, 4), (1, 2, 5, 4), (1, 2, 5, 4))  # L > S
 
 sdpa_case("sdpa_self", SELF, "")
@@ -62,7 +63,7 @@ sdpa_case("sdpa_causal_positional", SELF, ", None, 0.0, True")
 sdpa_case("sdpa_bool_mask_2d", CROSS, ", attn_mask=mask",
           setup="mask = " + _bool_tensor([[(i * 7 + j) % 3 != 1 for j in range(7)]
                                              for i in range(4)]))
-sdpa_case("sdpa_bool_mask_4d_broadcast", CROSS, ", attn_mask=mask",
+sdpa_case("sdpa_bool_mask_4d_broadcast", BATCH, ", attn_mask=mask",
           setup="mask = " + _bool_tensor([[[[(b * 28 + i * 7 + j) % 4 != 2 for j in range(7)]
                                               for i in range(4)]] for b in range(2)]))
 sdpa_case("sdpa_float_mask", CROSS, ", attn_mask=mask",
@@ -70,6 +71,9 @@ sdpa_case("sdpa_float_mask", CROSS, ", attn_mask=mask",
 sdpa_case("sdpa_float_mask_aligned", ((1, 2, 3, 4), (1, 2, 8, 4), (1, 2, 8, 4)),
           ", attn_mask=mask, scale=0.3",
           setup="mask = (torch.arange(24., device=DEV).view(3, 8) * 0.7).sin()")
-sdpa_case("sdpa_bfloat16", CROSS, "", dtype="torch.bfloat16")
+sdpa_case("sdpa_bfloat16_flash", SELF, "", dtype="torch.bfloat16")
+sdpa_case("sdpa_bfloat16_flash_causal", SELF, ", is_causal=True", dtype="torch.bfloat16")
+sdpa_case("sdpa_bfloat16_efficient", ((1, 2, 4, 8), (1, 2, 7, 8), (1, 2, 7, 16)), "",
+          dtype="torch.bfloat16")
 sdpa_case("sdpa_bfloat16_causal_mask", SELF, ", attn_mask=mask", dtype="torch.bfloat16",
           setup="mask = " + _bool_tensor([[j <= i for j in range(5)] for i in range(5)]))
