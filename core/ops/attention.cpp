@@ -122,8 +122,7 @@ TensorList FusedAttentionBackward::apply(TensorList&& grads) {
   const std::vector<Tensor> work = workBuffers(p);
   if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
     NoGradGuard noGrad;
-    // the kernel's delta = rowsum(dO * O) in float32: a host buffer when flash's softmax_d
-    // is padded (its rows are then read at the same indices)
+    // work[0] receives the kernel's delta = rowsum(dO * O) (efficient: delta; flash: softmax_d)
     detail::attentionBackwardHost(p, output_.get(), lse_.get(), dOut, work[0], dq, dk, dv);
   }
   return {dq, dk, dv};

@@ -1,15 +1,18 @@
 #pragma once
-// torch.nn.functional.scaled_dot_product_attention as PyTorch 2.x runs it on CUDA with the
-// memory-efficient kernel (aten/src/ATen/native/transformers/attention.cpp:
-// scaled_dot_product_attention, then cuda/attention.cu: _scaled_dot_product_efficient_attention
-// and _efficient_attention_forward; cuda/attention_backward.cu: _efficient_attention_backward).
+// torch.nn.functional.scaled_dot_product_attention as PyTorch 2.x runs it on an sm90 CUDA GPU
+// (aten/src/ATen/native/transformers/attention.cpp: scaled_dot_product_attention;
+// cuda/sdp_utils.cpp: select_sdp_backend): the flash kernel for float16/bfloat16 without a mask
+// (_scaled_dot_product_flash_attention), else the memory-efficient one
+// (_scaled_dot_product_efficient_attention); where PyTorch would fall back to the math
+// formulation (float64, unaligned head dims) matmulviz refuses.
 //
 // Values are the math formulation's (attention.cpp: _scaled_dot_product_attention_math):
 // softmax(q @ k^T * scale + bias) @ v. Memory is the fused kernel's: the L x S attention matrix
 // never exists in device memory (the host computes it a row at a time in work buffers, as the
-// kernel does in tiles); the autograd node ScaledDotProductEfficientAttentionBackward0 saves
-// query, key, value, the output, a float32 logsumexp and the attention bias, and its backward
-// recomputes the attention from q, k and the logsumexp.
+// kernel does in tiles); the autograd node (ScaledDotProductFlashAttentionBackward0 or
+// ScaledDotProductEfficientAttentionBackward0) saves query, key, value, the output, a float32
+// logsumexp and (efficient) the attention bias, and its backward recomputes the attention from
+// q, k and the logsumexp.
 
 #include "core/tensor/tensor.h"
 
@@ -37,17 +40,21 @@ constexpr int64_t kAttentionLseAlign = 32;
 
 /// out = softmax(q @ k^T * scale + mask) @ v for q [batch, heads, L, E], k [batch, heads, S, E],
 /// v [batch, heads, S, Ev] of one floating dtype on one device; out [batch, heads, L, Ev] in that
-/// dtype, laid out as the kernel writes it ([batch, L, heads, Ev] memory, transposed view).
-/// Device memory, as PyTorch's efficient path: a bool mask becomes a float mask of q's dtype and
-/// the mask's shape (convert_boolean_attn_mask); a mask whose strides are not multiples of 8 is
-/// padded to a copy with a last dim rounded up (preprocess_mask: pad_bias); then the output and
-/// the logsumexp [batch, heads, ceil(L / 32) * 32] float32 (only when grad is needed, as
-/// should_compute_logsumexp). A query row whose keys are all masked gives 0 (the math path's
-/// _safe_softmax). FLOPs: counted as "aten._scaled_dot_product_efficient_attention",
-/// sdpaFlops(); the backward as "aten._scaled_dot_product_efficient_attention_backward".
+/// dtype. Device memory, as PyTorch's fused paths allocate it, in order: for the efficient
+/// kernel, a bool mask becomes a float mask of q's dtype and the mask's shape
+/// (convert_boolean_attn_mask) and a mask whose strides are not multiples of 8 a zero-padded
+/// copy (preprocess_mask: pad_bias); then the output (efficient: [batch, L, heads, Ev] memory,
+/// returned transposed; flash: q's layout) and the float32 logsumexp: flash [batch, heads, L]
+/// always, efficient [batch, heads, ceil(L / 32) * 32] when grad is needed
+/// (should_compute_logsumexp). The backward allocates grad_query, grad_key, grad_value and its
+/// float32 work buffers (efficient: delta [batch, heads, L]; flash: softmax_d and dq_accum),
+/// freed when it returns. A query row whose keys are all masked gives 0 (the math path's
+/// _safe_softmax). FLOPs: sdpaFlops() under "aten._scaled_dot_product_<flash|efficient>_
+/// attention", sdpaBackwardFlops() under the same name + "_backward".
 /// Throws std::invalid_argument with PyTorch's messages for dtype or device mismatches, fewer
 /// than 2 dims, a bad mask dtype, a mask with is_causal; NotSupportedError for ranks other than
-/// 4, dropout_p != 0, a mask that requires grad, and a device with its own compute backend.
+/// 4, dropout_p != 0, a mask that requires grad, the math fallback's cases, and a device with
+/// its own compute backend.
 Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& options = {});
 
