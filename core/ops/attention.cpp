@@ -105,16 +105,31 @@ std::vector<Tensor> FusedAttentionBackward::workBuffers(const detail::AttentionP
           empty({B, l128, H, e32}, DType::Float32, device, "dq_accum")};
 }
 
-/// grad_query, grad_key, grad_value of the inputs' shapes, then the work buffers; the
-/// attention is recomputed from q, k and the logsumexp (attention_kernel.h).
+/// t [B, H, L, X] as the kernels read it: t.transpose(1, 2).contiguous(), transposed back. A new
+/// [B, L, H, X] tensor labelled `label` unless t's memory is already in that order.
+Tensor blhContiguous(const Tensor& t, const char* label) {
+  NoGradGuard noGrad;
+  const Tensor tt = transpose(t, 1, 2);
+  if (tt.isContiguous()) return t;
+  const Tensor c = empty(tt.sizes(), t.dtype(), t.storage().devicePtr(), label);
+  if (c.hasData() && t.hasData()) copyInto(c, tt);
+  return transpose(c, 1, 2);
+}
+
+/// The kernels' backward: grad_out made contiguous in [B, L, H, Ev] order (both kernels:
+/// "handle potentially non-contiguous grad_out through a copy"), flash's output too
+/// (_flash_attention_backward: out.contiguous()); then grad_query, grad_key, grad_value of the
+/// inputs' shapes and the work buffers; the attention is recomputed from q, k and the
+/// logsumexp (attention_kernel.h). The copies and buffers are freed on return.
 TensorList FusedAttentionBackward::apply(TensorList&& grads) {
-  const Tensor& dOut = grads[0];
-  if (!dOut.defined()) return TensorList(3);
+  if (!grads[0].defined()) return TensorList(3);
   const detail::AttentionProblem p{query_.get(), key_.get(), value_.get(),
                                    bias_.get(),  causal_,    scale_};
-  OpScope op(dOut.device(), std::string(kernel_.backwardOp).substr(5));
+  OpScope op(grads[0].device(), std::string(kernel_.backwardOp).substr(5));
   countFlops(kernel_.backwardOp, sdpaBackwardFlops(p.q.size(0), p.q.size(1), p.q.size(2),
                                                    p.k.size(2), p.q.size(3), p.v.size(3)));
+  const Tensor dOut = blhContiguous(grads[0], "grad_out contiguous");
+  const Tensor out = kernel_.flash ? blhContiguous(output_.get(), "out contiguous") : output_.get();
   const DevicePtr& device = p.q.storage().devicePtr();
   Tensor dq = empty(p.q.sizes(), p.q.dtype(), device, "grad_query");
   Tensor dk = empty(p.k.sizes(), p.k.dtype(), device, "grad_key");
@@ -123,7 +138,7 @@ TensorList FusedAttentionBackward::apply(TensorList&& grads) {
   if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
     NoGradGuard noGrad;
     // work[0] receives the kernel's delta = rowsum(dO * O) (efficient: delta; flash: softmax_d)
-    detail::attentionBackwardHost(p, output_.get(), lse_.get(), dOut, work[0], dq, dk, dv);
+    detail::attentionBackwardHost(p, out, lse_.get(), dOut, work[0], dq, dk, dv);
   }
   return {dq, dk, dv};
 }

@@ -46,15 +46,16 @@ constexpr int64_t kAttentionLseAlign = 32;
 /// copy (preprocess_mask: pad_bias); then the output (efficient: [batch, L, heads, Ev] memory,
 /// returned transposed; flash: q's layout) and the float32 logsumexp: flash [batch, heads, L]
 /// always, efficient [batch, heads, ceil(L / 32) * 32] when grad is needed
-/// (should_compute_logsumexp). The backward allocates grad_query, grad_key, grad_value and its
-/// float32 work buffers (efficient: delta [batch, heads, L]; flash: softmax_d and dq_accum),
-/// freed when it returns. A query row whose keys are all masked gives 0 (the math path's
-/// _safe_softmax). FLOPs: sdpaFlops() under "aten._scaled_dot_product_<flash|efficient>_
-/// attention", sdpaBackwardFlops() under the same name + "_backward".
-/// Throws std::invalid_argument with PyTorch's messages for dtype or device mismatches, fewer
-/// than 2 dims, a bad mask dtype, a mask with is_causal; NotSupportedError for ranks other than
-/// 4, dropout_p != 0, a mask that requires grad, the math fallback's cases, and a device with
-/// its own compute backend.
+/// (should_compute_logsumexp). The backward copies grad_out (and, flash, the output) to
+/// contiguous [batch, L, heads, Ev] order when it is not, then allocates grad_query, grad_key,
+/// grad_value and its float32 work buffers (efficient: delta [batch, heads, L]; flash:
+/// softmax_d and dq_accum); the copies and buffers are freed when it returns. A query row whose
+/// keys are all masked gives 0 (the math path's _safe_softmax). FLOPs: sdpaFlops() under
+/// "aten._scaled_dot_product_<flash|efficient>_ attention", sdpaBackwardFlops() under the same name
+/// + "_backward". Throws std::invalid_argument with PyTorch's messages for dtype or device
+/// mismatches, fewer than 2 dims, a bad mask dtype, a mask with is_causal; NotSupportedError for
+/// ranks other than 4, dropout_p != 0, a mask that requires grad, the math fallback's cases, and a
+/// device with its own compute backend.
 Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& options = {});
 
