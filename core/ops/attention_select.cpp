@@ -106,7 +106,8 @@ bool flashEligible(const Tensor& q, const Tensor& k, const Tensor& v, const Atte
   const DType t = q.dtype();
   const int64_t e = q.size(3);
   return (t == DType::Float16 || t == DType::BFloat16) && !o.attnMask && k.size(3) == e &&
-         v.size(3) == e && e <= 256 && e % 8 == 0 && !(o.isCausal && q.size(2) != k.size(2));
+         v.size(3) == e && e > 0 && e <= 256 && e % 8 == 0 &&
+         !(o.isCausal && q.size(2) != k.size(2));
 }
 
 /// convert_boolean_attn_mask: where(mask.logical_not(), -inf, 0) in q's dtype, mask's shape.
@@ -156,11 +157,15 @@ FusedKernel selectKernel(const Tensor& q, const Tensor& k, const Tensor& v,
   const DType t = q.dtype();
   if (t != DType::Float32 && t != DType::Float16 && t != DType::BFloat16)
     mathFallback("with " + typeMetaName(t) + " inputs");
-  if (t == DType::Float16 && q.size(3) % 8 != 0 && !options.attnMask && k.size(3) == q.size(3) &&
-      v.size(3) == q.size(3))
-    mathFallback("(flash attention would pad the head dim to a multiple of 8)");
+  const int64_t e = q.size(3);
+  if (t != DType::Float32 && !options.attnMask && k.size(3) == e && v.size(3) == e && e > 0 &&
+      e < 256 && e % 8 != 0 && !(options.isCausal && q.size(2) != k.size(2)))
+    throw NotSupportedError("scaled_dot_product_attention with a head dim of " + std::to_string(e) +
+                            " in 16 bits: PyTorch's flash path pads it to a multiple of 8 "
+                            "(attention.cpp: pad_last_dim), which matmulviz does not model");
   const int64_t align = t == DType::Float32 ? 4 : 8;  // minimum_gemm_alignment on sm80+
-  if (k.size(3) != q.size(3) || q.size(3) % align != 0 || v.size(3) % align != 0)
+  if (k.size(3) != q.size(3) || q.size(3) % align != 0 || v.size(3) % align != 0 ||
+      q.size(3) == 0 || v.size(3) == 0)
     mathFallback("with query.size(-1) " + std::to_string(q.size(3)) + ", key.size(-1) " +
                  std::to_string(k.size(3)) + " and value.size(-1) " + std::to_string(v.size(3)) +
                  " (the efficient kernel needs equal query and key "

@@ -237,6 +237,8 @@ def test_pytorch_error_messages(name, call, exc, message):
     (lambda q, k, v: F.scaled_dot_product_attention(q.double(), k.double(), v.double()),
      "math formulation"),
     (lambda q, k, v: F.scaled_dot_product_attention(q, k, v[..., :3]), "multiples of 4"),
+    (lambda q, k, v: F.scaled_dot_product_attention(
+        *(t.to(torch.bfloat16) for t in (q, k, v))), "pads it to a multiple of 8"),
 ])
 def test_what_matmulviz_does_not_model_is_refused(call, words):
     q, k, v = qkv(1, 2, 3, 5, 4, 4)
