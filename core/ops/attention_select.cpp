@@ -116,11 +116,15 @@ Tensor boolMaskToBias(const Tensor& mask, const Tensor& q) {
   if (!bias.hasData() || !mask.hasData()) return bias;
   NoGradGuard noGrad;
   const Tensor m = hostReadable(mask, "attn_mask on the host");
-  const Tensor mc = m.isContiguous() ? m : clone(m, MemoryFormat::Contiguous);
-  const auto* pm = mc.data<bool>();
   const double inf = std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < bias.numel(); ++i)
-    storeFromDouble(bias.dataPtr(), bias.dtype(), i, pm[i] ? 0.0 : -inf);
+  void* pb = bias.dataPtr();
+  const void* pm = m.dataPtr();
+  forEachRun(bias.sizes(), bias.strides(), m.strides(),
+             [&](int64_t ob, int64_t om, int64_t n, int64_t sb, int64_t sm) {
+               for (int64_t i = 0; i < n; ++i)
+                 storeFromDouble(pb, bias.dtype(), ob + i * sb,
+                                 loadAsDouble(pm, DType::Bool, om + i * sm) != 0 ? 0.0 : -inf);
+             });
   return bias;
 }
 
