@@ -66,6 +66,9 @@ sdpa_case("sdpa_bool_mask_2d", CROSS, ", attn_mask=mask",
 sdpa_case("sdpa_bool_mask_4d_broadcast", BATCH, ", attn_mask=mask",
           setup="mask = " + _bool_tensor([[[[(b * 28 + i * 7 + j) % 4 != 2 for j in range(7)]
                                               for i in range(4)]] for b in range(2)]))
+sdpa_case("sdpa_bool_mask_transposed", CROSS, ", attn_mask=mask.t()",
+          setup="mask = " + _bool_tensor([[(i * 7 + j) % 4 != 3 for i in range(4)]
+                                             for j in range(7)]))
 sdpa_case("sdpa_float_mask", CROSS, ", attn_mask=mask",
           setup="mask = (torch.arange(28., device=DEV).view(4, 7) * 0.3).cos() * 2")
 sdpa_case("sdpa_float_mask_aligned", ((1, 2, 3, 4), (1, 2, 8, 4), (1, 2, 8, 4)),
