@@ -1,10 +1,13 @@
-// The host computation of scaled dot product attention (attention_kernel.h), in float64: the
-// scores of one query row are recomputed whenever needed (forward, then backward from the
+// The host computation of scaled dot product attention (attention_kernel.h), in float64 with
+// BLAS, a block of query rows at a time: the scores of a block ([rows, S], a host work buffer,
+// never device memory) are recomputed whenever needed (forward, then backward from the
 // logsumexp), as the fused CUDA kernels recompute their tiles.
 #include "core/ops/attention_kernel.h"
 
 #include "core/ops/strided_loop.h"
+#include "core/util/blas.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -14,6 +17,8 @@ namespace matmulviz::detail {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Query rows per block: bounds the host work buffers to kBlockRows x S doubles.
+constexpr int64_t kBlockRows = 64;
 
 /// x[b, h] (a [rows, cols] matrix read through x's strides) as dense float64 rows.
 template <typename T>
@@ -56,35 +61,35 @@ void loadQkv(const AttentionProblem& p, int64_t b, int64_t h, Slices& out) {
   out.ev = p.v.size(3);
 }
 
-/// row[j] = scale * q_i . k_j + bias[b, h, i, j], -inf where masked (causal: j > i).
+/// scores[r, j] = scale * q_{i0+r} . k_j + bias[b, h, i0+r, j] for a block of query rows,
+/// -inf where masked (causal: j > i).
 template <typename T>
-void scoreRow(const AttentionProblem& p, const Slices& x, int64_t b, int64_t h, int64_t i,
-              std::vector<double>& row) {
-  row.resize(static_cast<size_t>(x.s));
-  const double* qi = x.q.data() + i * x.e;
+void scoreBlock(const AttentionProblem& p, const Slices& x, int64_t b, int64_t h, int64_t i0,
+                int64_t rows, std::vector<double>& scores) {
+  scores.resize(static_cast<size_t>(rows * x.s));
+  blas::gemm(false, true, rows, x.s, x.e, p.scale, x.q.data() + i0 * x.e, x.e, x.k.data(), x.e, 0.0,
+             scores.data(), std::max<int64_t>(x.s, 1));
   const void* pb = p.bias.defined() ? p.bias.dataPtr() : nullptr;
-  const int64_t biasBase =
-      pb ? b * p.bias.stride(0) + h * p.bias.stride(1) + i * p.bias.stride(2) : 0;
-  for (int64_t j = 0; j < x.s; ++j) {
-    if (p.causal && j > i) {
-      row[j] = -kInf;
-      continue;
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = scores.data() + r * x.s;
+    const int64_t i = i0 + r;
+    if (pb) {
+      const int64_t base = b * p.bias.stride(0) + h * p.bias.stride(1) + i * p.bias.stride(2);
+      for (int64_t j = 0; j < x.s; ++j)
+        row[j] += static_cast<double>(T::load(pb, base + j * p.bias.stride(3)));
     }
-    const double* kj = x.k.data() + j * x.e;
-    double dot = 0;
-    for (int64_t d = 0; d < x.e; ++d) dot += qi[d] * kj[d];
-    row[j] = dot * p.scale;
-    if (pb) row[j] += static_cast<double>(T::load(pb, biasBase + j * p.bias.stride(3)));
+    if (p.causal)
+      for (int64_t j = i + 1; j < x.s; ++j) row[j] = -kInf;
   }
 }
 
 /// log(sum(exp(row))), +inf when every entry is -inf (a row with nothing to attend to).
-double logSumExp(const std::vector<double>& row) {
+double logSumExp(const double* row, int64_t n) {
   double m = -kInf;
-  for (double s : row) m = std::max(m, s);
+  for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
   if (m == -kInf) return kInf;
   double sum = 0;
-  for (double s : row) sum += std::exp(s - m);
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(row[j] - m);
   return m + std::log(sum);
 }
 
@@ -92,76 +97,81 @@ float& lseAt(const Tensor& lse, int64_t b, int64_t h, int64_t i) {
   return lse.data<float>()[b * lse.stride(0) + h * lse.stride(1) + i * lse.stride(2)];
 }
 
+/// out[b, h] = softmax(scores) @ v, a block of rows at a time; the logsumexp of each row kept.
 template <typename T>
 void forwardHead(const AttentionProblem& p, const Tensor& out, const Tensor& lse, int64_t b,
-                 int64_t h, Slices& x, std::vector<double>& row) {
+                 int64_t h, Slices& x, std::vector<double>& scores) {
   loadQkv<T>(p, b, h, x);
   std::vector<double> o(static_cast<size_t>(x.l * x.ev), 0.0);
-  for (int64_t i = 0; i < x.l; ++i) {
-    scoreRow<T>(p, x, b, h, i, row);
-    const double logSum = logSumExp(row);
-    if (lse.defined()) lseAt(lse, b, h, i) = static_cast<float>(logSum);
-    if (logSum == kInf) continue;  // all masked: the output row stays 0 (_safe_softmax)
-    double* oi = o.data() + i * x.ev;
-    for (int64_t j = 0; j < x.s; ++j) {
-      const double pij = std::exp(row[j] - logSum);
-      if (pij == 0) continue;
-      const double* vj = x.v.data() + j * x.ev;
-      for (int64_t d = 0; d < x.ev; ++d) oi[d] += pij * vj[d];
+  for (int64_t i0 = 0; i0 < x.l; i0 += kBlockRows) {
+    const int64_t rows = std::min(kBlockRows, x.l - i0);
+    scoreBlock<T>(p, x, b, h, i0, rows, scores);
+    for (int64_t r = 0; r < rows; ++r) {
+      double* row = scores.data() + r * x.s;
+      const double logSum = logSumExp(row, x.s);
+      if (lse.defined()) lseAt(lse, b, h, i0 + r) = static_cast<float>(logSum);
+      for (int64_t j = 0; j < x.s; ++j) row[j] = std::exp(row[j] - logSum);  // 0 if all masked
     }
+    blas::gemm(false, false, rows, x.ev, x.s, 1.0, scores.data(), std::max<int64_t>(x.s, 1),
+               x.v.data(), x.ev, 0.0, o.data() + i0 * x.ev, x.ev);
   }
   storeSlice<T>(out, b, h, o);
 }
 
-/// The gradients of one (batch, head), accumulated in float64.
+/// The gradients of one (batch, head), accumulated in float64, and the block work buffers.
 struct HeadGrads {
-  std::vector<double> dq, dk, dv, dOut, out;
+  std::vector<double> dq, dk, dv, dOut, out, delta, dp;
 };
 
-template <typename T>
-void backwardRow(const AttentionProblem& p, const Slices& x, HeadGrads& g, double lseI,
-                 double deltaI, int64_t i, const std::vector<double>& row) {
-  const double* dOi = g.dOut.data() + i * x.ev;
-  const double* qi = x.q.data() + i * x.e;
-  double* dqi = g.dq.data() + i * x.e;
-  for (int64_t j = 0; j < x.s; ++j) {
-    const double pij = std::exp(row[j] - lseI);  // 0 where masked (or lse +inf)
-    if (pij == 0) continue;
-    const double* vj = x.v.data() + j * x.ev;
-    double* dvj = g.dv.data() + j * x.ev;
-    double dp = 0;
-    for (int64_t d = 0; d < x.ev; ++d) {
-      dvj[d] += pij * dOi[d];
-      dp += dOi[d] * vj[d];
-    }
-    const double ds = pij * (dp - deltaI) * p.scale;
-    const double* kj = x.k.data() + j * x.e;
-    double* dkj = g.dk.data() + j * x.e;
-    for (int64_t d = 0; d < x.e; ++d) {
-      dqi[d] += ds * kj[d];
-      dkj[d] += ds * qi[d];
-    }
+/// One block of query rows: P recomputed from the scores and the logsumexp, then
+/// dV += P^T dO, dP = dO V^T, dS = P * (dP - delta) * scale, dQ = dS K, dK += dS^T Q.
+void backwardBlock(const AttentionProblem& p, const Slices& x, HeadGrads& g, const float* lse,
+                   int64_t lseStride, int64_t i0, int64_t rows, std::vector<double>& scores) {
+  const int64_t ld = std::max<int64_t>(x.s, 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double l = static_cast<double>(lse[(i0 + r) * lseStride]);
+    double* row = scores.data() + r * x.s;
+    for (int64_t j = 0; j < x.s; ++j) row[j] = std::exp(row[j] - l);  // 0 where masked
   }
+  const double* dO = g.dOut.data() + i0 * x.ev;
+  blas::gemm(true, false, x.s, x.ev, rows, 1.0, scores.data(), ld, dO, x.ev, 1.0, g.dv.data(),
+             x.ev);
+  g.dp.resize(static_cast<size_t>(rows * x.s));
+  blas::gemm(false, true, rows, x.s, x.ev, 1.0, dO, x.ev, x.v.data(), x.ev, 0.0, g.dp.data(), ld);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < x.s; ++j) {
+      const int64_t at = r * x.s + j;
+      g.dp[at] = scores[at] == 0 ? 0.0 : scores[at] * (g.dp[at] - g.delta[i0 + r]) * p.scale;
+    }
+  blas::gemm(false, false, rows, x.e, x.s, 1.0, g.dp.data(), ld, x.k.data(), x.e, 0.0,
+             g.dq.data() + i0 * x.e, x.e);
+  blas::gemm(true, false, x.s, x.e, rows, 1.0, g.dp.data(), ld, x.q.data() + i0 * x.e, x.e, 1.0,
+             g.dk.data(), x.e);
 }
 
 template <typename T>
 void backwardHead(const AttentionProblem& p, const Tensor& out, const Tensor& lse,
                   const Tensor& dOut, const Tensor& delta, int64_t b, int64_t h, Slices& x,
-                  HeadGrads& g, std::vector<double>& row) {
+                  HeadGrads& g, std::vector<double>& scores) {
   loadQkv<T>(p, b, h, x);
   loadSlice<T>(dOut, b, h, g.dOut);
   loadSlice<T>(out, b, h, g.out);
   g.dq.assign(static_cast<size_t>(x.l * x.e), 0.0);
   g.dk.assign(static_cast<size_t>(x.s * x.e), 0.0);
   g.dv.assign(static_cast<size_t>(x.s * x.ev), 0.0);
+  g.delta.resize(static_cast<size_t>(x.l));
   for (int64_t i = 0; i < x.l; ++i) {
     double dot = 0;
     for (int64_t d = 0; d < x.ev; ++d) dot += g.dOut[i * x.ev + d] * g.out[i * x.ev + d];
     float& di = lseAt(delta, b, h, i);
     di = static_cast<float>(dot);  // the kernel keeps delta in float32
-    scoreRow<T>(p, x, b, h, i, row);
-    backwardRow<T>(p, x, g, static_cast<double>(lseAt(lse, b, h, i)), static_cast<double>(di), i,
-                   row);
+    g.delta[i] = static_cast<double>(di);
+  }
+  const float* lseRow = &lseAt(lse, b, h, 0);
+  for (int64_t i0 = 0; i0 < x.l; i0 += kBlockRows) {
+    const int64_t rows = std::min(kBlockRows, x.l - i0);
+    scoreBlock<T>(p, x, b, h, i0, rows, scores);
+    backwardBlock(p, x, g, lseRow, lse.stride(2), i0, rows, scores);
   }
 }
 
@@ -171,9 +181,9 @@ void attentionForwardHost(const AttentionProblem& p, const Tensor& out, const Te
   dispatchFloating(p.q.dtype(), [&](auto tag) {
     using T = decltype(tag);
     Slices x;
-    std::vector<double> row;
+    std::vector<double> scores;
     for (int64_t b = 0; b < p.q.size(0); ++b)
-      for (int64_t h = 0; h < p.q.size(1); ++h) forwardHead<T>(p, out, lse, b, h, x, row);
+      for (int64_t h = 0; h < p.q.size(1); ++h) forwardHead<T>(p, out, lse, b, h, x, scores);
   });
 }
 
@@ -184,10 +194,10 @@ void attentionBackwardHost(const AttentionProblem& p, const Tensor& out, const T
     using T = decltype(tag);
     Slices x;
     HeadGrads g;
-    std::vector<double> row;
+    std::vector<double> scores;
     for (int64_t b = 0; b < p.q.size(0); ++b)
       for (int64_t h = 0; h < p.q.size(1); ++h) {
-        backwardHead<T>(p, out, lse, dOut, delta, b, h, x, g, row);
+        backwardHead<T>(p, out, lse, dOut, delta, b, h, x, g, scores);
         storeSlice<T>(dq, b, h, g.dq);
         storeSlice<T>(dk, b, h, g.dk);
         storeSlice<T>(dv, b, h, g.dv);
