@@ -46,6 +46,12 @@ or `matmulviz-cli run SCRIPT [ARGS] --report run.json`; the format is in docs/re
   them repeat, but they are not PyTorch's numbers.
 - `from_numpy()` and `Tensor.numpy()` copy (PyTorch shares the array's memory).
 - `inference_mode` behaves as `no_grad`.
+- `torch.nn.functional.scaled_dot_product_attention` runs as PyTorch 2.x on an sm90 GPU runs it:
+  the flash kernel for float16/bfloat16 without a mask, else the memory-efficient one (values
+  of the math formulation; memory, saved tensors, autograd node and FLOPs of the fused kernel:
+  no L x S attention matrix). Where PyTorch would fall back to the math formulation (float64,
+  head dims the kernels do not align) and for `dropout_p` other than 0 it raises
+  `NotImplementedError`; inputs must be 4-d `[batch, heads, L, E]`.
 - Anything not listed below raises `NotImplementedError` naming it, never a silent wrong
   result. `matmulviz.torch.supported()` returns these lists.
 """
@@ -78,6 +84,10 @@ def main():
     flop_counter = torch.utils.flop_counter
     for name in lists["torch.utils.flop_counter"]:
         print(f"- `torch.utils.flop_counter.{name}{signature(getattr(flop_counter, name))}`")
+    print("\n## `torch.nn.functional`\n")
+    functional = torch.nn.functional
+    for name in lists["torch.nn.functional"]:
+        print(f"- `torch.nn.functional.{name}{signature(getattr(functional, name))}`")
     print("\n## `torch.ops` (op handles, the keys of FlopCounterMode's counts)\n")
     print(", ".join(f"`torch.ops.{n}`" for n in lists["torch.ops"]))
     print("\n## `matmulviz`\n")

@@ -2,6 +2,7 @@
 // Argument forms (sizes as *args, dtype=, device=) are handled by matmulviz/torch; these take
 // them normalised.
 #include "core/autograd/grad_mode.h"
+#include "core/ops/attention.h"
 #include "core/ops/einsum.h"
 #include "core/ops/ops.h"
 #include "core/ops/pointwise.h"
@@ -11,6 +12,8 @@
 #include "python/src/runtime.h"
 
 #include <pybind11/stl.h>
+
+#include <optional>
 
 namespace py = pybind11;
 
@@ -89,6 +92,14 @@ void bindOps(py::module_& m) {
     return einsum(eq, operands);
   });
   m.def("gather_bmm", &gatherBmm);
+  m.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> mask,
+         double dropoutP, bool isCausal, std::optional<double> scale) {
+        return scaledDotProductAttention(q, k, v, {std::move(mask), dropoutP, isCausal, scale});
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask"),
+      py::arg("dropout_p"), py::arg("is_causal"), py::arg("scale"));
   m.def("add", [](const Tensor& a, const Tensor& b) { return add(a, b); });
   m.def("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); });
   m.def("sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); });

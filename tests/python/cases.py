@@ -1024,3 +1024,8 @@ view_case("getitem_0d_index_tensor_selects", "torch.arange(24., device=DEV).view
           "x[torch.tensor([2, 0, 1])[0]]")
 view_case("getitem_0d_index_tensor_second_dim", "torch.arange(24., device=DEV).view(3, 2, 4)",
           "x[:, torch.tensor(1)]")
+
+# torch.nn.functional.scaled_dot_product_attention: tests/python/cases_attention.py
+import cases_attention  # noqa: E402
+
+CASES.extend(cases_attention.CASES)

@@ -16,6 +16,7 @@ NotImplementedError (the test reads that exception as "not supported by matmulvi
 """
 
 import json
+import math
 import os
 import sys
 
@@ -33,6 +34,35 @@ OUT = os.path.join(HERE, "golden", "python_api.json")
 # storage().untyped(). The cases use the newer name, which matmulviz.torch provides.
 if not hasattr(torch.Tensor, "untyped_storage"):
     torch.Tensor.untyped_storage = lambda self: self.storage().untyped()
+
+
+def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """torch.nn.functional.scaled_dot_product_attention (PyTorch 2.0) for PyTorch 1.13, which
+    lacks it: PyTorch 2.x's math formulation (aten/src/ATen/native/transformers/attention.cpp:
+    _scaled_dot_product_attention_math) in 1.13's ops. float16/bfloat16 inputs are computed in
+    float32 and the result cast back, as that function does; a bool mask masks out where False
+    (convert_boolean_attn_mask), a float mask is added; is_causal is a lower-triangular mask.
+    Only the values the cases use: no dropout, no argument checks (test_attention.py checks
+    the error messages)."""
+    if dropout_p != 0.0:
+        raise NotImplementedError("the golden's scaled_dot_product_attention has no dropout")
+    dtype = query.dtype
+    acc = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    q, k, v = query.to(acc), key.to(acc), value.to(acc)
+    scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
+    if is_causal:
+        attn_mask = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool, device=q.device).tril()
+    attn = q @ k.transpose(-2, -1) * scale
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            attn = attn.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            attn = attn + attn_mask.to(acc)
+    return (attn.softmax(-1) @ v).to(dtype)
+
+
+if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+    torch.nn.functional.scaled_dot_product_attention = _sdpa_math
 
 
 def main():

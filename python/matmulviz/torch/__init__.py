@@ -29,7 +29,7 @@ from matmulviz.torch._device import device
 from matmulviz.torch._size import Size
 from matmulviz.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                         set_grad_enabled)
-from matmulviz.torch import autograd, cuda, utils
+from matmulviz.torch import autograd, cuda, nn, utils
 from matmulviz.torch import _ops as ops
 from matmulviz.torch._unsupported import supported, unsupported_getattr as _unsupported_getattr
 
@@ -48,7 +48,21 @@ def _dtype_or(dtype_, default):
 
 
 def _dev(device_):
-    return _device.normalize(device_)
+    """The engine's device string for a factory's device= (None: the default device)."""
+    return _device.normalize(_device.default_device if device_ is None else device_)
+
+
+def set_default_device(device):
+    """torch.set_default_device: factory functions (empty, zeros, ones, full, tensor, arange,
+    rand, randn, randint) called without device= create their tensors on `device` ("cpu",
+    "cuda", a torch.device, an int for a CUDA index, or None for the CPU again). The *_like
+    functions keep their input's device, as in PyTorch."""
+    _device.default_device = None if device is None else _device.normalize(_device.device(device))
+
+
+def get_default_device():
+    """torch.get_default_device: the device factory functions use without device=."""
+    return _device.device(_device.default_device or "cpu")
 
 
 from matmulviz.torch import _device  # noqa: E402  (after Tensor exists)
@@ -170,7 +184,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         t = _C.from_numpy(array.astype(_NUMPY_OF[target], order="C"))
         if _NUMPY_OF[target] is _np.float32 and target is not float32:
             t = t._to(None, target)
-    t = t._to(_dev(device), dtype) if (device is not None or dtype is not None) else t
+    if device is not None or dtype is not None or _device.default_device is not None:
+        t = t._to(_dev(device), dtype)
     return _finish(t, requires_grad)
 
 

@@ -47,6 +47,10 @@ class device:
         return hash((self.type, self.index))
 
 
+# torch.set_default_device's device as an engine string ("cuda"), None for the CPU.
+default_device = None
+
+
 def normalize(d):
     """The engine's device string for a device argument (None means the CPU)."""
     if d is None:

@@ -31,7 +31,11 @@ class _OpNamespace:
         return iter(sorted(n for n in vars(self) if n != "name"))
 
 
-aten = _OpNamespace("aten", ("mm", "bmm", "addmm", "baddbmm", "matmul", "mv", "dot"))
+aten = _OpNamespace("aten", ("mm", "bmm", "addmm", "baddbmm", "matmul", "mv", "dot",
+                             "_scaled_dot_product_efficient_attention",
+                             "_scaled_dot_product_efficient_attention_backward",
+                             "_scaled_dot_product_flash_attention",
+                             "_scaled_dot_product_flash_attention_backward"))
 # matmulviz's own fused op (core/ops/gather_bmm.cpp), counted as the bmm it replaces.
 matmulviz = _OpNamespace("matmulviz", ("gather_bmm", "gather_bmm_backward"))
 

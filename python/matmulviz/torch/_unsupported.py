@@ -15,11 +15,12 @@ def supported():
     return {"torch": functions, "Tensor": methods, "torch.cuda": cuda,
             "torch.autograd": ["backward", "grad"],
             "torch.utils.flop_counter": ["FlopCounterMode"],
+            "torch.nn.functional": list(torch.nn.functional.__all__),
             "torch.ops": [f"{ns}.{op}" for ns in ("aten", "matmulviz")
                           for op in getattr(torch.ops, ns)]}
 
 
-_MODULES = {"autograd", "cuda", "utils", "ops"}
+_MODULES = {"autograd", "cuda", "utils", "ops", "nn"}
 _DUNDERS_SHOWN = {"__getitem__", "__setitem__", "__matmul__", "__add__", "__sub__", "__mul__",
                   "__truediv__", "__neg__", "__len__", "__eq__", "__ne__", "__lt__", "__le__",
                   "__gt__", "__ge__", "__invert__", "__and__", "__or__", "__xor__"}

@@ -5,7 +5,12 @@ The formulas are PyTorch's (torch/utils/flop_counter.py), computed by the engine
 addmm the same, bmm [b, m, k] @ [b, k, n] = 2 * b * m * n * k, baddbmm the same; matmul and
 einsum count through the mm/bmm they decompose to (matmul's mv and dot paths count 0, as
 PyTorch registers no formula for aten.mv or aten.dot); backward counts through the mm/bmm of
-the backward formulas; pointwise ops and reductions count 0. matmulviz's own fused
+the backward formulas; pointwise ops and reductions count 0.
+torch.nn.functional.scaled_dot_product_attention counts as PyTorch's sdpa_flop_count under the
+fused kernel that runs it (`torch.ops.aten._scaled_dot_product_efficient_attention` or
+`_scaled_dot_product_flash_attention`): 2 * b * h * L * S * (E + Ev), and its backward
+(`..._backward`, sdpa_backward_flop_count) 2 * b * h * L * S * (3 * E + 2 * Ev), causal
+masking not discounted. matmulviz's own fused
 `gather_bmm` counts as the bmm it replaces, under `torch.ops.matmulviz.gather_bmm` (and
 `torch.ops.matmulviz.gather_bmm_backward`).
 """
