@@ -30,6 +30,8 @@ from matmulviz.torch._size import Size
 from matmulviz.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                         set_grad_enabled)
 from matmulviz.torch import autograd, cuda, utils
+from matmulviz.torch import _dynamo, _functorch  # noqa: F401  (torch._dynamo.reset(), config)
+from matmulviz.torch._functorch._compile import compile
 from matmulviz.torch import _ops as ops
 from matmulviz.torch._unsupported import supported, unsupported_getattr as _unsupported_getattr
 
@@ -49,6 +51,16 @@ def _dtype_or(dtype_, default):
 
 def _dev(device_):
     return _device.normalize(device_)
+
+
+def set_default_device(device):
+    """torch.set_default_device: tensors made without a device argument (factories, tensor(),
+    rand/randn) go there; None or "cpu" restores the CPU. from_numpy stays on the CPU."""
+    _device.set_default(device)
+
+
+def get_default_device():
+    return _device.device(_device.default())
 
 
 from matmulviz.torch import _device  # noqa: E402  (after Tensor exists)
@@ -156,6 +168,8 @@ def _infer_dtype(array):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    if device is None and _device.default() != "cpu":
+        device = _device.default()
     if isinstance(data, Tensor):
         t = data.detach().clone()
     else:

@@ -47,10 +47,24 @@ class device:
         return hash((self.type, self.index))
 
 
+_default = "cpu"
+
+
+def set_default(d):
+    """torch.set_default_device: the device factories use when given none (None: the CPU)."""
+    global _default
+    _default = "cpu" if d is None else normalize(device(d) if not isinstance(d, device) else d)
+
+
+def default():
+    return _default
+
+
 def normalize(d):
-    """The engine's device string for a device argument (None means the CPU)."""
+    """The engine's device string for a device argument (None: the default device, the CPU
+    unless torch.set_default_device changed it)."""
     if d is None:
-        return "cpu"
+        return _default
     if isinstance(d, str):
         return d
     if isinstance(d, int):
