@@ -102,11 +102,11 @@ def sweep(script, function, budgets, solver):
     if not callable(fn):
         raise BadInput(f"{script} defines no function {function!r}")
     from matmulviz.torch._functorch import _trace
-    try:
+    try:  # F itself is checked first: an op the tracer lacks, no gradient, not a scalar
         graph = _trace.trace(fn)
-        rows = [_row(b, solver, fn) for b in budgets]
     except (NotImplementedError, RuntimeError, TypeError) as e:
         raise BadInput(str(e)) from None
+    rows = [_row(b, solver, fn) for b in budgets]  # failures from here on are the run's (exit 1)
     activation, flops, per_op = _measure(fn)
     return {"script": script, "function": function, "solver": solver, "budgets": budgets,
             "graph": {"nodes": len(graph.nodes), "forward_nodes": len(graph.forward),

@@ -117,3 +117,25 @@ def test_cli_budget_bad_input():
     assert proc.returncode == 2 and "defines no function 'nope'" in proc.stderr
     proc = run_cli("no_such_script.py")
     assert proc.returncode == 2 and "no such script" in proc.stderr
+
+
+def test_cli_budget_refuses_what_it_cannot_trace(tmp_path):
+    script = tmp_path / "model.py"
+    script.write_text(
+        "import matmulviz.torch as torch\n"
+        "w = torch.randn(8, 8, device='cuda', requires_grad=True)\n"
+        "x = torch.randn(8, 8, device='cuda')\n"
+        "def uses_softmax():\n"
+        "    return torch.mm(x, w).softmax(1).sum()\n"
+        "def constant():\n"
+        "    return torch.mm(x, x).sum()\n"
+        "def matrix():\n"
+        "    return torch.mm(x, w)\n")
+    proc = run_cli(str(script), "--function", "uses_softmax")
+    assert proc.returncode == 2
+    assert "does not support torch.softmax, called at" in proc.stderr
+    assert "model.py:5: return torch.mm(x, w).softmax(1).sum()" in proc.stderr
+    proc = run_cli(str(script), "--function", "constant")
+    assert proc.returncode == 2 and "f is not differentiable" in proc.stderr
+    proc = run_cli(str(script), "--function", "matrix")
+    assert proc.returncode == 2 and "got shape [8, 8]" in proc.stderr
