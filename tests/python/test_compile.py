@@ -238,6 +238,18 @@ def test_budget_outside_0_1_raises_pytorchs_error(budget, text):
                             f"value is {text}")
 
 
+def test_unknown_or_missing_solvers():
+    f, _ = make_chain()
+    g = torch.compile(f, backend=BACKEND)
+    with config.patch(activation_memory_budget=0.5, activation_memory_budget_solver="knap"):
+        with pytest.raises(RuntimeError, match="^Not aware of memory budget knapsack solver: "
+                                               "knap$"):
+            g()
+    with config.patch(activation_memory_budget=0.5, activation_memory_budget_solver="ilp"):
+        with pytest.raises(NotImplementedError, match="not 'ilp'"):
+            g()
+
+
 def test_not_differentiable_and_non_scalar_outputs_are_refused():
     x = torch.randn(8, 8, device="cuda")
     w = torch.randn(8, 8, device="cuda", requires_grad=True)

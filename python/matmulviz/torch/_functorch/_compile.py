@@ -143,6 +143,12 @@ class CompiledFunction:
                 "activation_memory_budget_runtime_estimator: matmulviz estimates runtime by FLOPs "
                 f'only ("flops"), got {estimator!r}')
         _C._check_memory_budget(float(budget))
+        if solver == "ilp" or callable(solver):
+            raise NotImplementedError(
+                "activation_memory_budget_solver: matmulviz has the \"dp\" and \"greedy\" "
+                f"knapsacks, not {solver!r} (PyTorch's ilp needs scipy's milp)")
+        if solver not in ("dp", "greedy"):  # PyTorch's text (partitioners.py)
+            raise RuntimeError(f"Not aware of memory budget knapsack solver: {solver}")
         graph = _trace.trace(self._fn)
         tensors, graph.primal_tensors = graph.primal_tensors, []  # a cached plan holds no tensor
         plan = plan_for(graph, budget, solver)
