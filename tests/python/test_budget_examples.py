@@ -55,6 +55,40 @@ def run_cli(*args):
                           text=True, timeout=300)
 
 
+ISSUE_SNIPPET = """\
+import matmulviz.torch as torch
+from matmulviz.torch.utils.flop_counter import FlopCounterMode
+import matmulviz.torch._functorch.config as config
+
+torch.set_default_device("cuda")
+x = torch.randn(512, 512, requires_grad=True)
+ws = [torch.randn(512, 512, requires_grad=True) for _ in range(5)]
+def f():
+    y = x.cos()
+    for w in ws:
+        y = torch.mm(y, w).cos()
+    return y.sum()
+
+with config.patch(activation_memory_budget=0.3):
+    g = torch.compile(f, backend="aot_eager_decomp_partition")
+    out = g()                                                   # forward keeps only what the partitioner saved
+    print(torch.cuda.memory_stats()["requested_bytes.all.current"])
+    with FlopCounterMode(display=False) as mode:
+        out.backward()                                          # backward recomputes the rest
+    print(mode.get_total_flops(), mode.get_flop_counts()["Global"][torch.ops.aten.mm])
+"""
+
+
+def test_issue_snippet_verbatim(tmp_path):
+    script = tmp_path / "snippet.py"
+    script.write_text(ISSUE_SNIPPET)
+    proc = subprocess.run([sys.executable, str(script)], env=ENV, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # 6 MiB of inputs + 3 saved mm outputs + the 4-byte loss; 12 mm of 2 * 512^3 FLOPs
+    assert proc.stdout.split("\n") == ["9437188", "3221225472 3221225472", ""]
+
+
 def test_chain_example_prints_the_plan_for_0_3():
     out = run_example("budget_chain.py")
     # 6 MiB of inputs + 3 saved mm outputs + the 4-byte loss; 10 gradient mm + 2 recomputed
