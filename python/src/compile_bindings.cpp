@@ -106,12 +106,22 @@ class PlannedGraph {
   part::BudgetPlanner planner_;
 };
 
-/// PyTorch's CompiledFunctionBackward: the output's node; its backward calls a Python callable
-/// with the incoming gradient and returns what it returns (one gradient or None per input).
+/// PyTorch's CompiledFunctionBackward: the output's node. It holds the values the partitioner
+/// saved (SavedTensor: reports say why their storage is alive; exposed as grad_fn._saved_<name>)
+/// and a Python callable, the compiled backward, called as backward(grad, [saved values]) and
+/// returning one gradient or None per input.
 class CompiledFunctionBackward final : public Node {
  public:
-  explicit CompiledFunctionBackward(py::function backward)
-      : backward_(std::make_unique<py::function>(std::move(backward))) {}
+  CompiledFunctionBackward(py::function backward,
+                           const std::vector<std::pair<std::string, Tensor>>& saved)
+      : backward_(std::make_unique<py::function>(std::move(backward))) {
+    for (const auto& [name, t] : saved) {
+      names_.push_back(name);
+      saved_.emplace_back(t, "saved as " + name +
+                                 " of CompiledFunctionBackward (the partitioner's "
+                                 "plan)");
+    }
+  }
   ~CompiledFunctionBackward() override { drop(); }
   std::string name() const override { return "CompiledFunctionBackward"; }
   TensorList apply(TensorList&& grads) override {
@@ -123,7 +133,10 @@ class CompiledFunctionBackward final : public Node {
           "you need to backward through the graph a second time or if you need to access saved "
           "tensors after calling backward.");
     py::gil_scoped_acquire gil;
-    const py::object result = (*backward_)(grads.empty() ? py::none() : py::cast(grads[0]));
+    py::list saved;
+    for (const SavedTensor& s : saved_) saved.append(py::cast(s.get()));
+    const py::object result =
+        (*backward_)(grads.empty() ? py::none() : py::cast(grads[0]), std::move(saved));
     TensorList out;
     for (const py::handle item : result)
       out.push_back(item.is_none() ? Tensor() : item.cast<Tensor>());
@@ -133,10 +146,17 @@ class CompiledFunctionBackward final : public Node {
                              std::to_string(nextEdges.size()) + " inputs");
     return out;
   }
-  /// Frees the compiled backward and with it the saved values it holds (retain_graph=False).
+  /// Frees the saved values and the compiled backward (retain_graph=False).
   void releaseSaved() override {
+    for (SavedTensor& s : saved_) s.reset();
     drop();
     savedReleased = true;
+  }
+  std::vector<std::pair<std::string, Tensor>> savedTensors() const override {
+    std::vector<std::pair<std::string, Tensor>> out;
+    for (size_t i = 0; i < saved_.size(); ++i)
+      out.emplace_back(names_[i], saved_[i].defined() ? saved_[i].get() : Tensor());
+    return out;
   }
 
  private:
@@ -150,14 +170,17 @@ class CompiledFunctionBackward final : public Node {
     }
   }
   std::unique_ptr<py::function> backward_;
+  std::vector<std::string> names_;
+  std::vector<SavedTensor> saved_;
 };
 
-/// Makes `out` (computed without autograd) the output of a CompiledFunctionBackward whose
-/// gradients flow into `inputs` (an entry per input, in order; inputs that do not require grad
-/// get no edge and their gradient is ignored).
+/// Makes `out` (computed without autograd) the output of a CompiledFunctionBackward holding
+/// `saved` (node name, value) whose gradients flow into `inputs` (an entry per input, in order;
+/// inputs that do not require grad get no edge and their gradient is ignored).
 void attachCompiledBackward(const Tensor& out, const std::vector<Tensor>& inputs,
-                            py::function backward) {
-  auto node = std::make_shared<CompiledFunctionBackward>(std::move(backward));
+                            py::function backward,
+                            const std::vector<std::pair<std::string, Tensor>>& saved) {
+  auto node = std::make_shared<CompiledFunctionBackward>(std::move(backward), saved);
   for (const Tensor& t : inputs) node->nextEdges.push_back(gradientEdge(t));
   setHistory(out, node);
 }
@@ -189,7 +212,7 @@ void bindCompile(py::module_& m) {
   m.def("_check_memory_budget", &part::checkMemoryBudget, py::arg("budget"),
         "RuntimeError with PyTorch's text unless 0 <= budget <= 1");
   m.def("_attach_compiled_backward", &attachCompiledBackward, py::arg("out"), py::arg("inputs"),
-        py::arg("backward"));
+        py::arg("backward"), py::arg("saved"));
   py::class_<FlopsPause>(m, "_FlopsNotCounted")
       .def(py::init<>())
       .def("__enter__", [](FlopsPause& p) { p.enter(); })

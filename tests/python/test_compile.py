@@ -298,3 +298,18 @@ def test_bmm_decorator_and_a_non_leaf_input_match_eager():
     assert flops == eager_flops == 2 * (2 * 4 * 16 * 8 * 16)  # grad of a and of b: two bmm
     for e, c in zip(eager, grads):
         np.testing.assert_allclose(c, e, rtol=1e-6, atol=1e-6)
+
+
+def test_compiled_backward_node_holds_the_saved_values():
+    f, _ = make_chain()
+    with config.patch(activation_memory_budget=0.3):
+        out = torch.compile(f, backend=BACKEND)()
+    node = out.grad_fn
+    assert node.name() == "CompiledFunctionBackward"
+    assert node._saved_names == ["primals_1", "primals_5", "primals_6", "mm", "mm_1", "mm_2",
+                                 "t_4", "t_6", "t_8"]
+    assert node._saved_mm.shape == (512, 512)
+    assert len(node.next_functions) == 6  # one edge per primal, to its AccumulateGrad
+    out.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out.backward()

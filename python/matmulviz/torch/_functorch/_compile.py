@@ -97,18 +97,20 @@ def run_plan(plan, primal_tensors):
     finally:
         _C.set_grad_enabled(grad_mode)
     out = env[graph.output.id]
-    saved = {v.id: env[v.id] for v in plan.saved}
+    saved = [(v.name, env[v.id]) for v in plan.saved]
     env.clear()
     if grad_mode:
-        _C._attach_compiled_backward(out, list(primal_tensors), _backward(plan, saved))
+        _C._attach_compiled_backward(out, list(primal_tensors), _backward(plan), saved)
     return out
 
 
-def _backward(plan, saved):
+def _backward(plan):
+    """The compiled backward: backward(grad, saved values in plan.saved's order)."""
     graph = plan.graph
 
-    def backward(grad):
-        env = dict(saved)
+    def backward(grad, saved):
+        env = {v.id: t for v, t in zip(plan.saved, saved)}
+        del saved
         env[graph.tangent.id] = grad
         wanted = {g.id for g in graph.gradients if g is not None}
         grad_mode = _C.is_grad_enabled()
