@@ -6,6 +6,7 @@
 //                     callable (PyTorch's CompiledFunctionBackward: the compiled backward graph);
 //   _FlopsNotCounted  a scope in which the engine's ops add no FLOPs (tracing runs f once);
 //   threshold_backward  relu's backward as an op of its own (aten.threshold_backward).
+#include "core/autograd/engine.h"
 #include "core/autograd/node.h"
 #include "core/ops/flop_counter.h"
 #include "core/ops/pointwise.h"
@@ -135,6 +136,10 @@ class CompiledFunctionBackward final : public Node {
     py::gil_scoped_acquire gil;
     py::list saved;
     for (const SavedTensor& s : saved_) saved.append(py::cast(s.get()));
+    // Without retain_graph the list is their only holder from here on, so the compiled backward
+    // frees each after its last use (AOTAutograd: maybe_clear_saved_tensors, steal_args).
+    if (!currentPassKeepsGraph())
+      for (SavedTensor& s : saved_) s.reset();
     const py::object result =
         (*backward_)(grads.empty() ? py::none() : py::cast(grads[0]), std::move(saved));
     TensorList out;

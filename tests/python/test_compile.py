@@ -313,3 +313,27 @@ def test_compiled_backward_node_holds_the_saved_values():
     out.backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         out.backward()
+
+
+@pytest.mark.parametrize("budget,saved", [(1.0, 10 * MIB), (0.3, 3 * MIB)])
+def test_backward_frees_the_saved_values_unless_retain_graph(budget, saved):
+    """Without retain_graph the compiled backward drops each saved value after its last use and
+    ends holding only the six 1 MiB gradients; with it the saved values stay. Recomputation runs
+    just before each use (PyTorch's reordering_to_mimic_autograd_engine), so the backward's peak
+    stays below keeping everything."""
+    f, leaves = make_chain()
+    peaks = {}
+    for retain in (False, True):
+        for t in leaves:
+            t.grad = None
+        with config.patch(activation_memory_budget=budget):
+            out = torch.compile(f, backend=BACKEND)()
+        gc.collect()
+        base = current()
+        torch.cuda.reset_peak_memory_stats()
+        out.backward(retain_graph=retain)
+        peaks[retain] = torch.cuda.memory_stats()["requested_bytes.all.peak"] - base
+        assert current() - base == 6 * MIB - (0 if retain else saved)
+        del out
+    assert peaks[False] <= peaks[True]
+    assert peaks[False] < 6 * MIB + saved

@@ -41,7 +41,8 @@ class Plan:
         saved_ids = {v.id for v in self.saved}
         self.forward_nodes = _closure([graph.output] + self.saved, stop=lambda v: False)
         grads = [g for g in graph.gradients if g is not None]
-        self.backward_nodes = _closure(grads, stop=lambda v: v.id in saved_ids)
+        self.backward_nodes = _mimic_autograd_order(
+            _closure(grads, stop=lambda v: v.id in saved_ids), graph.tangent)
 
     @property
     def route(self):
@@ -59,6 +60,31 @@ def _closure(roots, stop):
         seen[v.id] = v
         pending.extend(a for a in v.tensor_args() if a.kind == "call" and not stop(a))
     return [seen[i] for i in sorted(seen)]
+
+
+def _mimic_autograd_order(nodes, tangent):
+    """PyTorch's reordering_to_mimic_autograd_engine (torch/_functorch/partitioners.py): the
+    extracted backward lists the recomputed forward nodes first (joint graph order), which would
+    keep them all alive at once; instead, from the first node that reads a tangent on, each node
+    is placed after the nodes it needs that are not placed yet (in graph order), so each
+    recomputation runs just before its first use."""
+    first = next((i for i, n in enumerate(nodes) if tangent in n.tensor_args()), None)
+    if first is None:
+        return nodes
+    members = {n.id: n for n in nodes}
+    placed, order = set(), []
+    for node in nodes[first:]:
+        needed, pending = {}, [node]
+        while pending:
+            v = pending.pop()
+            if v.id in placed or v.id in needed or v.id not in members:
+                continue
+            needed[v.id] = v
+            pending.extend(v.tensor_args())
+        for i in sorted(needed):
+            order.append(needed[i])
+            placed.add(i)
+    return order
 
 
 def plan_for(graph, budget, solver):
@@ -110,7 +136,7 @@ def _backward(plan):
 
     def backward(grad, saved):
         env = {v.id: t for v, t in zip(plan.saved, saved)}
-        del saved
+        saved.clear()  # without retain_graph env is now their only holder: freed after last use
         env[graph.tangent.id] = grad
         wanted = {g.id for g in graph.gradients if g is not None}
         grad_mode = _C.is_grad_enabled()
