@@ -111,7 +111,7 @@ def sweep(script, function, budgets, solver):
     return {"script": script, "function": function, "solver": solver, "budgets": budgets,
             "graph": {"nodes": len(graph.nodes), "forward_nodes": len(graph.forward),
                       "backward_nodes": len(graph.backward),
-                      "inputs": [{"name": p.name, "shape": p.shape,
+                      "inputs": [{"name": p.name, "shape": p.shape, "stride": p.stride,
                                   "requires_grad": p.requires_grad} for p in graph.primals]},
             "eager": {"activation_bytes": activation, "activation_mib": activation / 2**20,
                       "backward_flops": flops, "backward_flops_by_op": per_op},

@@ -134,6 +134,8 @@ def test_joint_graph_is_aot_autograds_after_decomposition():
         "expand", "sin", "neg", "mul", "t", "mm", "t", "mm", "sin"]
     assert [v.flops for v in graph.forward if v.op == "mm"] == [MM] * 5
     assert graph.forward[1].nbytes == MIB and graph.forward[-1].shape == []
+    assert graph.primals[0].stride == [512, 1] and graph.forward[1].stride == [512, 1]
+    assert graph.backward[0].stride is None  # backward values get theirs when they run
     # w5's gradient comes first in the backward (t(cos_4).mm(grad)), x's last (a mul)
     assert graph.gradients[-1].name == "mm_6" and graph.gradients[0].op == "mul"
 

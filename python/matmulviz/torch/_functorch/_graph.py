@@ -16,11 +16,12 @@ from matmulviz.torch._functorch import _decompositions as _dec
 
 class Value:
     """One node: kind "primal", "tangent" or "call"; `op` the aten op of a call; `args` graph
-    values and constants in positional order; `shape` a list; `line` "file:line" of the script
-    line that ran it (forward calls only)."""
+    values and constants in positional order; `shape` a list; `stride` the engine's strides of a
+    traced value (primals and forward calls; None for backward nodes, which get theirs when they
+    run); `line` "file:line: code" of the script line that ran it (forward calls only)."""
 
     __slots__ = ("id", "kind", "op", "args", "shape", "dtype", "flops", "requires_grad", "line",
-                 "name")
+                 "name", "stride")
 
     def __init__(self, kind, op, args, shape, dtype, flops=0, requires_grad=False, line=None):
         self.kind, self.op, self.args = kind, op, list(args)
@@ -28,6 +29,7 @@ class Value:
         self.requires_grad, self.line = requires_grad, line
         self.id = -1
         self.name = None
+        self.stride = None
 
     @property
     def nbytes(self):
@@ -59,6 +61,7 @@ class JointGraph:
     def primal(self, tensor):
         v = Value("primal", None, [], list(tensor.shape), tensor.dtype,
                   requires_grad=tensor.requires_grad)
+        v.stride = list(tensor.stride())
         self.primals.append(v)
         self.primal_tensors.append(tensor)
         return v
