@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace matmulviz::cli {
 
@@ -19,6 +20,11 @@ Action addMultiheadCommand(CLI::App& app);  // multihead_command.cpp
 Action addEinsumCommand(CLI::App& app);     // einsum_command.cpp
 Action addLadderCommand(CLI::App& app);     // ladder_command.cpp
 Action addRunCommand(CLI::App& app);        // run_command.cpp: a Python script on the engine
+Action addBudgetCommand(CLI::App& app);     // budget_command.cpp: activation memory budgets
+/// Where the matmulviz Python package is (run_command.cpp): $MATMULVIZ_PYTHONPATH, else the build
+/// tree this CLI was built in (when it holds the module), else "" (an installed package, on
+/// python3's own path).
+std::string pythonPackagePath();
 /// export_command.cpp; built only with the GUI libraries (MATMULVIZ_HAVE_EXPORT), since it
 /// renders the charts with the same code as the desktop app.
 Action addExportCommand(CLI::App& app);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       {"einsum", addEinsumCommand(app)},
       {"ladder", addLadderCommand(app)},
       {"run", addRunCommand(app)},
+      {"budget", addBudgetCommand(app)},
 #ifdef MATMULVIZ_HAVE_EXPORT
       {"export", addExportCommand(app)},
 #endif

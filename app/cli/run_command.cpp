@@ -20,9 +20,9 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-/// Where the matmulviz package is: $MATMULVIZ_PYTHONPATH, else the build tree this CLI was built
-/// in (when it holds the module), else none (an installed package, on python3's own path).
-std::string packagePath() {
+}  // namespace
+
+std::string pythonPackagePath() {
   if (const char* env = std::getenv("MATMULVIZ_PYTHONPATH"); env && *env) return env;
 #ifdef MATMULVIZ_PYTHON_BUILD_DIR
   std::error_code ec;
@@ -31,8 +31,6 @@ std::string packagePath() {
 #endif
   return "";
 }
-
-}  // namespace
 
 Action addRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
@@ -60,7 +58,7 @@ Action addRunCommand(CLI::App& app) {
                 << " not found (the Python module is built for Debian's python3: scripts/setup)\n";
       return 2;
     }
-    const std::string path = packagePath();
+    const std::string path = pythonPackagePath();
     if (!path.empty()) {
       const char* old = std::getenv("PYTHONPATH");
       const std::string value = old && *old ? path + ":" + old : path;

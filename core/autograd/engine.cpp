@@ -55,6 +55,20 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 
 namespace {
 
+thread_local int keepGraphState = -1;  // -1: no pass runs; else the running pass's retain_graph
+
+/// Sets the running pass's retain_graph for currentPassKeepsGraph(), restoring the outer one.
+class KeepGraphScope {
+ public:
+  explicit KeepGraphScope(bool keep) : outer_(keepGraphState) { keepGraphState = keep ? 1 : 0; }
+  ~KeepGraphScope() { keepGraphState = outer_; }
+  KeepGraphScope(const KeepGraphScope&) = delete;
+  KeepGraphScope& operator=(const KeepGraphScope&) = delete;
+
+ private:
+  int outer_;
+};
+
 /// Gradients arriving at these nodes are taken (autograd.grad) instead of passed on.
 using Captures = std::unordered_map<Node*, Tensor>;
 
@@ -96,6 +110,7 @@ std::unordered_map<Node*, int> countDependencies(Node* root) {
 void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Captures* captures) {
   checkRoot(root, gradOutput);
   NoGradGuard noGrad;
+  KeepGraphScope keep(retainGraph);
   // What a backward allocates is gradient memory (its ops' results, zeros, sums), unless the
   // code that allocates it says otherwise.
   CategoryScope gradients(root.device(), MemoryCategory::Gradients);
@@ -153,6 +168,10 @@ void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Cap
 }
 
 }  // namespace
+
+bool currentPassKeepsGraph() {
+  return keepGraphState != 0;
+}
 
 void runBackward(const Tensor& root, const Tensor& gradOutput, bool retainGraph) {
   execute(root, gradOutput, retainGraph, nullptr);

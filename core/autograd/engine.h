@@ -19,6 +19,11 @@ namespace matmulviz {
 /// PyTorch's "Trying to backward through the graph a second time" message.
 void runBackward(const Tensor& root, const Tensor& gradOutput, bool retainGraph = false);
 
+/// Whether the backward pass running on this thread keeps the graph (its retain_graph); true
+/// outside any pass. PyTorch's torch._C._autograd._get_current_graph_task_keep_graph, which
+/// AOTAutograd's compiled backward reads to free its saved tensors as soon as it has them.
+bool currentPassKeepsGraph();
+
 /// torch.autograd.grad(root, inputs, gradOutput): the gradients of `root` with respect to each
 /// of `inputs` (undefined where an input does not reach the root), without writing any .grad.
 /// Leaves' AccumulateGrad nodes do not run. Errors as runBackward; std::logic_error when an input

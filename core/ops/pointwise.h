@@ -93,6 +93,10 @@ Tensor exp(const Tensor& t);
 /// max(t, 0), same dtype (int64 stays int64). ReluBackward0 saves result
 /// (threshold_backward(grad, result, 0): one allocation).
 Tensor relu(const Tensor& t);
+/// aten threshold_backward(grad, result, 0), relu's backward (tools/autograd/derivatives.yaml):
+/// `grad` where `result` > 0, else 0; same shape as grad (result of the same shape), one
+/// allocation of grad's dtype, no autograd node. For graphs that run relu's backward as an op.
+Tensor thresholdBackward(const Tensor& grad, const Tensor& result);
 
 /// torch.softmax(t, dim) over one dim (aten/src/ATen/native/SoftMax.cpp), float dtypes only
 /// (int64 throws, as PyTorch's kernel has no Long version: pass dtype=). Max-subtracted, in

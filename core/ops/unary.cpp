@@ -132,22 +132,25 @@ class SavingBackward final : public Node {
   }
 
  private:
-  /// threshold_backward(grad, result, 0): grad where result > 0, else 0 (one allocation).
-  static Tensor thresholdBackward(const Tensor& g, const Tensor& result) {
-    OpScope op(g.device(), "threshold_backward");
-    Tensor out = empty(g.sizes(), g.dtype(), g.storage().devicePtr(), "threshold_backward output");
-    if (!out.hasData() || !result.hasData() || out.numel() == 0) return out;
-    detail::requireHostCompute(out, "threshold_backward");
-    copyInto(out, g);
-    detail::combineInPlace(
-        out, result, [](auto gv, auto r) { return r > decltype(r){0} ? gv : decltype(gv){0}; });
-    return out;
-  }
-
   UnaryKind kind_;
   DType dtype_;
   SavedTensor saved_;
 };
+
+}  // namespace
+
+Tensor thresholdBackward(const Tensor& g, const Tensor& result) {
+  OpScope op(g.device(), "threshold_backward");
+  Tensor out = empty(g.sizes(), g.dtype(), g.storage().devicePtr(), "threshold_backward output");
+  if (!out.hasData() || !result.hasData() || out.numel() == 0) return out;
+  detail::requireHostCompute(out, "threshold_backward");
+  copyInto(out, g);
+  detail::combineInPlace(out, result,
+                         [](auto gv, auto r) { return r > decltype(r){0} ? gv : decltype(gv){0}; });
+  return out;
+}
+
+namespace {
 
 Tensor unary(UnaryKind kind, const Tensor& t) {
   Tensor out = compute(kind, t, unaryType(kind, t.dtype()));

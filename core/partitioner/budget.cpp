@@ -183,11 +183,15 @@ void BudgetPlanner::describe(BudgetPlan& plan) const {
   plan.savedBytes = bytesOf(graph_, plan.saved);
 }
 
-BudgetPlan BudgetPlanner::plan(double budget, KnapsackSolver solver) {
+void checkMemoryBudget(double budget) {
   if (!(budget >= 0 && budget <= 1))
     throw std::runtime_error(
         "The valid ranges for memory budget are 0 <= m <= 1. The provided value is " +
         pythonRepr(budget));
+}
+
+BudgetPlan BudgetPlanner::plan(double budget, KnapsackSolver solver) {
+  checkMemoryBudget(budget);
   BudgetPlan plan;
   plan.budget = budget;
   plan.saved = choose(budget, solver, plan);

@@ -103,6 +103,11 @@ class BudgetPlanner {
 BudgetPlan chooseSavedValues(const JointGraph& graph, double budget,
                              KnapsackSolver solver = KnapsackSolver::Dp);
 
+/// PyTorch's check of a budget (choose_saved_values_set): throws std::runtime_error with its text,
+/// "The valid ranges for memory budget are 0 <= m <= 1. The provided value is <b>" (b as Python's
+/// repr writes a float), unless 0 <= b <= 1; NaN is refused too.
+void checkMemoryBudget(double budget);
+
 /// estimate_runtime with the "flops" estimator: max(flops, 1).
 double estimateRuntime(const Node& node);
 

@@ -88,6 +88,13 @@ def main():
     functional = torch.nn.functional
     for name in lists["torch.nn.functional"]:
         print(f"- `torch.nn.functional.{name}{signature(getattr(functional, name))}`")
+    print("\n## `torch.compile` and its config (docs/compile.md)\n")
+    print("`torch.compile(f, backend=\"aot_eager_decomp_partition\")` for a function of no "
+          "arguments that returns a scalar loss: its forward keeps only the values PyTorch's "
+          "partitioner saves under the activation memory budget, its backward recomputes the "
+          "rest, both run on the engine.\n")
+    print(", ".join(f"`torch._functorch.config.{n}`" for n in lists["torch._functorch.config"]))
+    print("\n" + ", ".join(f"`torch._dynamo.{n}()`" for n in lists["torch._dynamo"]))
     print("\n## `torch.ops` (op handles, the keys of FlopCounterMode's counts)\n")
     print(", ".join(f"`torch.ops.{n}`" for n in lists["torch.ops"]))
     print("\n## `matmulviz`\n")

@@ -13,5 +13,6 @@ void bindAutograd(pybind11::module_& m);     // autograd_bindings.cpp: grad_fn n
 void bindCuda(pybind11::module_& m);         // cuda_bindings.cpp: torch.cuda memory statistics
 void bindRecorder(pybind11::module_& m);     // recorder.cpp: allocator events with Python frames
 void bindFlopCounter(pybind11::module_& m);  // flop_bindings.cpp: FLOP counting
+void bindCompile(pybind11::module_& m);      // compile_bindings.cpp: partitioner, compiled backward
 
 }  // namespace matmulviz::python

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindCuda(m);
   matmulviz::python::bindRecorder(m);
   matmulviz::python::bindFlopCounter(m);
+  matmulviz::python::bindCompile(m);
 }

@@ -30,6 +30,8 @@ from matmulviz.torch._size import Size
 from matmulviz.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                         set_grad_enabled)
 from matmulviz.torch import autograd, cuda, nn, utils
+from matmulviz.torch import _dynamo, _functorch  # noqa: F401  (torch._dynamo.reset(), config)
+from matmulviz.torch._functorch._compile import compile
 from matmulviz.torch import _ops as ops
 from matmulviz.torch._unsupported import supported, unsupported_getattr as _unsupported_getattr
 

@@ -16,6 +16,10 @@ def supported():
             "torch.autograd": ["backward", "grad"],
             "torch.utils.flop_counter": ["FlopCounterMode"],
             "torch.nn.functional": list(torch.nn.functional.__all__),
+            "torch._functorch.config": ["activation_memory_budget",
+                                        "activation_memory_budget_solver",
+                                        "activation_memory_budget_runtime_estimator", "patch"],
+            "torch._dynamo": ["reset"],
             "torch.ops": [f"{ns}.{op}" for ns in ("aten", "matmulviz")
                           for op in getattr(torch.ops, ns)]}
 

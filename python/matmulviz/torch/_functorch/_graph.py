@@ -1,0 +1,139 @@
+"""The joint forward+backward graph of a traced function, as AOTAutograd's joint graph after
+`aot_eager_decomp_partition` decomposed it: placeholders (primals_*, then tangents_1), the
+forward's aten ops, then each forward op's backward formula (the table in _decompositions.py)
+from the last op to the first, gradients meeting at one value summed with `add`, and an output
+of the forward output followed by one gradient per primal (None where it needs none).
+
+Each node keeps its sizes, dtype and FLOPs (FlopCounterMode's formulas), so the partitioner
+(core/partitioner, through matmulviz._C._JointGraph) sees _size_of and estimate_runtime as
+PyTorch's does."""
+
+import math
+
+from matmulviz import _C
+from matmulviz.torch._functorch import _decompositions as _dec
+
+
+class Value:
+    """One node: kind "primal", "tangent" or "call"; `op` the aten op of a call; `args` graph
+    values and constants in positional order; `shape` a list; `stride` the engine's strides of a
+    traced value (primals and forward calls; None for backward nodes, which get theirs when they
+    run); `line` "file:line: code" of the script line that ran it (forward calls only)."""
+
+    __slots__ = ("id", "kind", "op", "args", "shape", "dtype", "flops", "requires_grad", "line",
+                 "name", "stride")
+
+    def __init__(self, kind, op, args, shape, dtype, flops=0, requires_grad=False, line=None):
+        self.kind, self.op, self.args = kind, op, list(args)
+        self.shape, self.dtype, self.flops = list(shape), dtype, flops
+        self.requires_grad, self.line = requires_grad, line
+        self.id = -1
+        self.name = None
+        self.stride = None
+
+    @property
+    def nbytes(self):
+        """_size_of: numel * itemsize (an expanded view counts its expanded numel, as PyTorch's)."""
+        return math.prod(self.shape) * _dec.itemsize(self.dtype)
+
+    def tensor_args(self):
+        return [a for a in self.args if isinstance(a, Value)]
+
+    def __repr__(self):
+        return self.name or f"<{self.kind} {self.op}>"
+
+
+class JointGraph:
+    """The traced joint graph. `primals` and `primal_tensors` in discovery order; `forward` and
+    `backward` the call nodes of each part in execution order; `output` the forward output;
+    `gradients` one Value or None per primal. `nodes` (after finish()) is graph order."""
+
+    def __init__(self):
+        self.primals, self.primal_tensors = [], []
+        self.forward, self.backward = [], []
+        self.tangent = None
+        self.output = None
+        self.gradients = []
+        self.nodes = []
+        self._partitioner = None
+
+    # -- building --
+    def primal(self, tensor):
+        v = Value("primal", None, [], list(tensor.shape), tensor.dtype,
+                  requires_grad=tensor.requires_grad)
+        v.stride = list(tensor.stride())
+        self.primals.append(v)
+        self.primal_tensors.append(tensor)
+        return v
+
+    def call(self, op, args, line=None, requires_grad=None, part="forward"):
+        """Adds a call node of `op` (a key of _decompositions.OPS); shape and FLOPs by its rules."""
+        spec = _dec.OPS[op]
+        shapes = [a.shape if isinstance(a, Value) else a for a in args]
+        tensors = [a for a in args if isinstance(a, Value)]
+        if requires_grad is None:
+            requires_grad = any(a.requires_grad for a in tensors)
+        v = Value("call", op, args, spec.shape(*shapes), tensors[0].dtype, spec.flops(*shapes),
+                  requires_grad, line)
+        getattr(self, part).append(v)
+        return v
+
+    def differentiate(self):
+        """Adds tangents_1 and the backward nodes for the scalar output `self.output`."""
+        out = self.output
+        self.tangent = Value("tangent", None, [], out.shape, out.dtype)
+        emit = _Emitter(self)
+        grads = {id(out): self.tangent}
+        for node in reversed(self.forward):
+            grad = grads.get(id(node))
+            if grad is None or not node.requires_grad:
+                continue
+            formulas = _dec.BACKWARD[node.op]
+            for i, arg in enumerate(node.args):
+                if isinstance(arg, Value) and arg.requires_grad and i in formulas:
+                    g = formulas[i](emit, node, grad)
+                    old = grads.get(id(arg))
+                    grads[id(arg)] = g if old is None else emit("add", old, g)
+        self.gradients = [grads.get(id(p)) if p.requires_grad else None for p in self.primals]
+
+    def finish(self):
+        """Puts the nodes in graph order and names them as the partitioner's builder does."""
+        self.nodes = self.primals + [self.tangent] + self.forward + self.backward
+        for i, v in enumerate(self.nodes):
+            v.id = i
+        for v, name in zip(self.nodes, self.partitioner().names()):
+            v.name = name
+
+    # -- for the partitioner --
+    def partitioner(self):
+        """matmulviz._C._JointGraph over this graph (core/partitioner's planner)."""
+        if self._partitioner is None:
+            specs = []
+            for v in self.nodes:
+                kind = "call" if v.kind == "call" else v.kind
+                specs.append((kind, v.op or "", [a.id for a in v.tensor_args()], v.nbytes,
+                              v.flops, False))
+            grads = [-1 if g is None else g.id for g in self.gradients]
+            self._partitioner = _C._JointGraph(specs, [self.output.id], grads)
+        return self._partitioner
+
+    def signature(self):
+        """What a cached plan is keyed on: every node's kind, op, arguments and sizes."""
+        def arg_key(a):
+            return ("v", a.id) if isinstance(a, Value) else ("c", repr(a))
+        return tuple((v.kind, v.op, tuple(arg_key(a) for a in v.args), tuple(v.shape),
+                      str(v.dtype), v.requires_grad) for v in self.nodes)
+
+
+class _Emitter:
+    """e(op, *args) adds a backward node; e.shape(v) is a value's sizes."""
+
+    def __init__(self, graph):
+        self._graph = graph
+
+    def __call__(self, op, *args):
+        return self._graph.call(op, list(args), part="backward", requires_grad=False)
+
+    @staticmethod
+    def shape(v):
+        return list(v.shape)
