@@ -1,5 +1,7 @@
 #include "core/report/report_json.h"
 
+#include "core/report/timeline_json.h"
+
 #include <cmath>
 
 namespace matmulviz {
@@ -94,6 +96,9 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
                     {"backward", r.backward.status == BackwardOutcome::Status::Ran
                                      ? nlohmann::ordered_json(r.backward.flops)
                                      : nlohmann::ordered_json()}};
+    // The allocator's timeline, only when the run recorded one (--timeline); the app and
+    // `matmulviz-cli export --report` draw the Memory view from it.
+    if (!r.timeline.events.empty()) run["timeline"] = timelineToJson(r.timeline);
     j["runs"].push_back(std::move(run));
   }
   return j;
