@@ -39,6 +39,10 @@ int main(int argc, char** argv) {
                                  "and quit (used by scripts/screenshot).",
                                  "dir");
   cli.addOptions({present, preset, view, run, history, shots});
+  cli.addPositionalArgument("files",
+                            "Reports (matmulviz-cli ... --json), presets or PyTorch memory "
+                            "snapshots to open.",
+                            "[FILE...]");
   cli.process(app);
 
   using matmulviz::ui::MainWindow;
@@ -65,6 +69,11 @@ int main(int argc, char** argv) {
     return app.exec();
   }
   window.show();
+  // Read on a worker thread once the window shows; a report opens on Strategies unless --view
+  // chose a view, a snapshot on Memory.
+  if (!cli.positionalArguments().isEmpty())
+    QTimer::singleShot(0, &window,
+                       [&window, files = cli.positionalArguments()] { window.openFiles(files); });
   if (cli.isSet(present)) window.setClassroomMode(true);
   if (cli.isSet(run)) QTimer::singleShot(0, &window, &MainWindow::runStrategies);
   return app.exec();
