@@ -10,6 +10,7 @@
 #include "core/costmodel/report_predictions.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
+#include "core/report/report_load.h"
 #include "core/report/report_text.h"
 #include "core/strategies/prepare_run.h"
 #include "core/strategies/preset.h"
@@ -38,7 +39,7 @@ namespace {
 
 struct Options {
   std::string preset = "seed000", out, formats = "png,svg,pdf,csv,json", requiresGrad;
-  std::string strategies, device, repeats, model = "h100", title;
+  std::string strategies, device, repeats, model = "h100", title, report;
   bool backward = false;
 };
 
@@ -157,7 +158,54 @@ QStringList writeReportFiles(const StrategiesReport& report, const ui::RunHistor
   return written;
 }
 
+/// `export --report FILE`: the charts, table and files of a report read back (no run). Exit
+/// status 2 when the report or an option is refused, 1 when writing fails or a run in the
+/// report failed.
+int exportReport(const Options& o, const CLI::App& cmd) {
+  for (const char* runOption :
+       {"--preset", "--requires-grad", "--strategies", "--device", "--repeats", "--backward"})
+    if (cmd.get_option(runOption)->count() > 0) {
+      std::cerr << "matmulviz-cli export: " << runOption
+                << " is not allowed with --report (the report's runs are drawn as they are)\n";
+      return 2;
+    }
+  const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
+  QStringList formats;
+  StrategiesReport report;
+  try {
+    formats = parseFormats(o.formats);
+    if (!gpu)
+      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
+                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    report = readReportFile(o.report).report;
+    checkOutputDirectory(o.out, "--out");
+  } catch (const ReportLoadError& e) {
+    std::cerr << "matmulviz-cli export: --report: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
+    return 2;
+  }
+  const auto app = makeApplication();
+  ui::RunHistory history;
+  const std::string title =
+      o.title.empty() ? std::filesystem::path(o.report).filename().string() : o.title;
+  history.append(ui::runEntryFromReport(report, QString::fromStdString(title), gpu));
+  const QDir dir(QString::fromStdString(o.out));
+  QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
+  QString error;
+  written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
+  for (const QString& f : written) std::cout << f.toStdString() << "\n";
+  if (!error.isEmpty()) {
+    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << o.out << "\n";
+  return report.anyFailed() ? 1 : 0;
+}
+
 int run(const Options& o, const CLI::App& cmd) {
+  if (!o.report.empty()) return exportReport(o, cmd);
   RunConfig config;
   QStringList formats;
   const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
@@ -243,6 +291,10 @@ Action addExportCommand(CLI::App& app) {
          "GPU");
   option("--title", o->title, "the run's title in the charts and history (default: the preset)",
          "TEXT");
+  option("--report", o->report,
+         "draw a report written by `strategies --json` (on any machine) instead of running; its "
+         "Memory charts need the run's timeline in it (`strategies --timeline`)",
+         "FILE");
   return [o, cmd] { return run(*o, *cmd); };
 }
 
