@@ -160,15 +160,19 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 /// --save-dir could not be written, else 0.
 int emitReport(const Options& o, const StrategiesReport& report) {
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
-  auto json = toJson(report);
+  // With --timeline the report holds the timeline too (for the app and `export --report`),
+  // written compact: indented, its event rows would take three times the space.
+  const bool timelines = !o.timeline.empty();
+  auto json = toJson(report, timelines ? TimelineInJson::Include : TimelineInJson::Omit);
   if (gpu) costmodel::addPredictions(json, report, *gpu);
+  const int indent = timelines ? -1 : 2;
   if (o.json == "-") {
-    std::cout << json.dump(2) << "\n";
+    std::cout << json.dump(indent) << "\n";
   } else {
     writeTextReport(std::cout, report);
     if (gpu) writePredictions(std::cout, report, *gpu);
     if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(2) << "\n"; });
+      writeFileAtomically(o.json, [&](std::ostream& os) { os << json.dump(indent) << "\n"; });
   }
   if (!o.timeline.empty())
     writeFileAtomically(o.timeline, [&](std::ostream& os) { writeChromeTrace(os, report); });

@@ -46,7 +46,7 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 
 }  // namespace
 
-nlohmann::ordered_json toJson(const StrategiesReport& report) {
+nlohmann::ordered_json toJson(const StrategiesReport& report, TimelineInJson timelines) {
   const Workload& w = report.workload;
   nlohmann::ordered_json j;
   // The envelope every matmulviz report starts with (docs/report-format.md).
@@ -96,9 +96,10 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
                     {"backward", r.backward.status == BackwardOutcome::Status::Ran
                                      ? nlohmann::ordered_json(r.backward.flops)
                                      : nlohmann::ordered_json()}};
-    // The allocator's timeline, only when the run recorded one (--timeline); the app and
+    // The allocator's timeline, when asked for and recorded (--timeline); the app and
     // `matmulviz-cli export --report` draw the Memory view from it.
-    if (!r.timeline.events.empty()) run["timeline"] = timelineToJson(r.timeline);
+    if (timelines == TimelineInJson::Include && !r.timeline.events.empty())
+      run["timeline"] = timelineToJson(r.timeline);
     j["runs"].push_back(std::move(run));
   }
   return j;

@@ -27,7 +27,7 @@ StrategiesReport smallRun(bool timeline) {
 }
 
 std::string text(const StrategiesReport& r) {
-  return toJson(r).dump(2);
+  return toJson(r, TimelineInJson::Include).dump(2);
 }
 
 /// The problem parseReport states for `json`, or "" when it loads.
@@ -141,6 +141,10 @@ void TestReportLoad::roundTripKeepsEveryField() {
 }
 
 void TestReportLoad::roundTripWithoutTimeline() {
+  // A recorded timeline is written only when asked for.
+  const nlohmann::ordered_json omitted = toJson(smallRun(true));
+  QVERIFY(!omitted.at("runs").at(0).contains("timeline"));
+  QVERIFY(parseReport(omitted.dump(), "r.json").report.runs.at(0).timeline.events.empty());
   const StrategiesReport a = smallRun(false);
   const StrategiesReport b = parseReport(text(a), "r.json").report;
   QCOMPARE(b.runs.size(), a.runs.size());

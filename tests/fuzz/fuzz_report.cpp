@@ -19,8 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.file() != "fuzz.json" || e.problem().empty()) __builtin_trap();
     return 0;
   }
-  const std::string written = matmulviz::toJson(loaded.report).dump();
+  using matmulviz::TimelineInJson;
+  const std::string written = matmulviz::toJson(loaded.report, TimelineInJson::Include).dump();
   const matmulviz::LoadedReport again = matmulviz::parseReport(written, "again.json");
-  if (matmulviz::toJson(again.report).dump() != written || !again.ignored.empty()) __builtin_trap();
+  if (matmulviz::toJson(again.report, TimelineInJson::Include).dump() != written ||
+      !again.ignored.empty())
+    __builtin_trap();
   return 0;
 }

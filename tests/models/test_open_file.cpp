@@ -57,7 +57,8 @@ void TestOpenFile::kinds() {
 
 void TestOpenFile::report() {
   const StrategiesReport written = smallReport();
-  const QString path = write("r.json", QByteArray::fromStdString(toJson(written).dump(2)));
+  const QString path =
+      write("r.json", QByteArray::fromStdString(toJson(written, TimelineInJson::Include).dump(2)));
   const OpenedFile f = loadFile(path);
   QCOMPARE(f.kind, FileKind::Report);
   QCOMPARE(f.fileName, QStringLiteral("r.json"));

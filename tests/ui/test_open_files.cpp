@@ -36,7 +36,7 @@ QByteArray reportJson(bool timeline) {
   c.requiresGradA = true;
   c.recordTimeline = timeline;
   StrategyRunner runner(c, makeRandomInputs(c.workload, 2));
-  return QByteArray::fromStdString(toJson(runner.run()).dump(2));
+  return QByteArray::fromStdString(toJson(runner.run(), TimelineInJson::Include).dump(2));
 }
 
 QMessageBox* errorBox(MainWindow& w) {
