@@ -127,6 +127,7 @@ void MemoryView::offer(const QString& chooserLabel, const QString& noTimeline) {
     if (!largest || s.peakBytes > largest->peakBytes) largest = &s;
   }
   strategy_->setEnabled(largest != nullptr);
+  scale_->setEnabled(largest != nullptr);
   if (largest) {
     strategy_->setCurrentText(largest->name);
     showStrategy(largest->name);
