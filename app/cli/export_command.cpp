@@ -177,7 +177,13 @@ int exportReport(const Options& o, const CLI::App& cmd) {
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    report = readReportFile(o.report).report;
+    LoadedReport loaded = readReportFile(o.report);
+    if (loaded.kind != "strategies")
+      throw ReportLoadError(std::filesystem::path(o.report).filename().string(),
+                            "the file is a report of kind '" + loaded.kind +
+                                "'; export draws reports of kind 'strategies' (open it in the "
+                                "app: matmulviz FILE)");
+    report = std::move(loaded.report);
     checkOutputDirectory(o.out, "--out");
   } catch (const ReportLoadError& e) {
     std::cerr << "matmulviz-cli export: --report: " << e.what() << "\n";

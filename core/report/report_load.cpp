@@ -68,9 +68,10 @@ void ReportReader::checkEnvelope(const nlohmann::json& doc, LoadedReport& out) c
                     ", which no matmulviz wrote (this one reads version " +
                     std::to_string(kReportVersion) + ")");
   out.kind = r_.string(r_.member(doc, "", "kind"), "kind");
-  if (out.kind != "strategies")
+  if (out.kind != "strategies" && out.kind != "python")
     r_.fail("", "is a report of kind '" + out.kind +
-                    "'; the app opens the kind 'strategies' (matmulviz-cli strategies --json)");
+                    "'; matmulviz opens the kinds 'strategies' (matmulviz-cli strategies --json) "
+                    "and 'python' (python3 -m matmulviz SCRIPT --report)");
 }
 
 Workload ReportReader::workload(const nlohmann::json& w, const std::string& path) {
@@ -215,6 +216,11 @@ StrategyRun ReportReader::run(const nlohmann::json& j, const std::string& path) 
 LoadedReport ReportReader::read(const nlohmann::json& doc) {
   LoadedReport out;
   checkEnvelope(doc, out);
+  if (out.kind == "python") {
+    out.python = readPythonRun(doc, r_, ignored_);
+    out.ignored = std::move(ignored_);
+    return out;
+  }
   noteUnknown(doc, "", {"format", "version", "kind", "workload", "device", "notes", "runs"});
   StrategiesReport& report = out.report;
   report.workload = workload(r_.member(doc, "", "workload"), "workload");

@@ -4,13 +4,16 @@
 // renders with `matmulviz-cli export --report` exactly as a run made here. Qt-free.
 //
 // The envelope (docs/report-format.md) is checked first: "format" must be "matmulviz-report",
-// "version" must be kReportVersion, and "kind" must be one this reader turns into a report
-// ("strategies"). Everything it reads is checked: types, sizes >= 0, whole numbers in range.
-// Keys this reader does not know are skipped and listed in LoadedReport::ignored.
+// "version" must be kReportVersion, and "kind" must be one this reader turns into a report:
+// "strategies" (a StrategiesReport) or "python" (a PythonRun, core/report/python_report.h).
+// Everything it reads is checked: types, sizes >= 0, whole numbers in range. Keys this reader does
+// not know are skipped and listed in LoadedReport::ignored.
 
 #include "core/report/json_reader.h"
+#include "core/report/python_report.h"
 #include "core/report/strategies_report.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +23,9 @@ namespace matmulviz {
 constexpr int kReportVersion = 1;
 
 struct LoadedReport {
-  std::string kind;  ///< the envelope's "kind": "strategies"
-  StrategiesReport report;
+  std::string kind;                 ///< the envelope's "kind": "strategies" or "python"
+  StrategiesReport report;          ///< kind "strategies"
+  std::optional<PythonRun> python;  ///< kind "python"
   /// Key paths present in the file that this reader does not know ("runs[0].predicted"),
   /// skipped; for a note beside the opened report, never an error.
   std::vector<std::string> ignored;
@@ -30,7 +34,7 @@ struct LoadedReport {
 /// Parses `text`, the contents of a report file named `file` (named in every message). Throws
 /// ReportLoadError ("'<file>': <problem>") for an empty or truncated document, text that is not
 /// JSON, a document without the matmulviz envelope, a version other than kReportVersion (the
-/// message names both versions), a kind it cannot show (named, e.g. "python"), a missing or
+/// message names both versions), a kind it cannot show (named), a missing or
 /// mistyped key, a negative size or time, or an unknown dtype, device or backward status.
 LoadedReport parseReport(const std::string& text, const std::string& file);
 

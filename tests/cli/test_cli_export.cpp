@@ -227,6 +227,15 @@ void TestCliExport::refusesABadReport_data() {
                          << "--report: 'r.json': the file is empty";
   QTest::newRow("newer") << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 4}")
                          << QStringList{} << "'r.json': the file is a report of version 4, newer";
+  QTest::newRow("python kind")
+      << QByteArray(
+             "{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"python\", "
+             "\"ops\": [], \"events\": {\"columns\": [\"kind\", \"id\", \"bytes\", "
+             "\"time_us\", \"allocated\", \"reserved\", \"op\"], \"kinds\": [], \"rows\": "
+             "[]}, \"allocations\": {\"columns\": [\"id\", \"label\", \"op\", "
+             "\"requested_bytes\", \"block_bytes\", \"pool\", \"frame\", \"alive\"], "
+             "\"rows\": []}}")
+      << QStringList{} << "'r.json': the file is a report of kind 'python'";
   QTest::newRow("a run option") << QByteArray("{}") << QStringList{"--preset", "small"}
                                 << "--preset is not allowed with --report";
 }

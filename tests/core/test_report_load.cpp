@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace matmulviz;
 
@@ -93,6 +94,9 @@ class TestReportLoad : public QObject {
   void refusesBadFiles();
   void versionsAreNamed();
   void unknownKeysAreListed();
+  void pythonRun();
+  void pythonRunRefusals_data();
+  void pythonRunRefusals();
 };
 
 void TestReportLoad::roundTripKeepsEveryField() {
@@ -218,8 +222,9 @@ void TestReportLoad::refusesBadFiles_data() {
       "device is 'tpu' (allowed: cpu, meta, cuda)");
   row("bad backward", edited([](auto& j) { j["runs"][0]["backward"]["status"] = "maybe"; }),
       "runs[0].backward.status is 'maybe' (allowed: ran, skipped, failed)");
-  row("python kind", edited([](auto& j) { j["kind"] = "python"; }),
-      "the file is a report of kind 'python'");
+  row("other kind", edited([](auto& j) { j["kind"] = "einsum"; }),
+      "the file is a report of kind 'einsum'");
+  row("python kind without ops", edited([](auto& j) { j["kind"] = "python"; }), "ops is missing");
   row("missing version", edited([](auto& j) { j.erase("version"); }), "version is missing");
   row("version string", edited([](auto& j) { j["version"] = "1"; }),
       "version must be a whole number");
@@ -249,6 +254,87 @@ void TestReportLoad::unknownKeysAreListed() {
   });
   const LoadedReport loaded = parseReport(json, "r.json");
   QCOMPARE(loaded.ignored, (std::vector<std::string>{"comment", "runs[0].energy_j"}));
+}
+
+namespace {
+
+nlohmann::json pythonFixture() {
+  std::ifstream in(MATMULVIZ_REPORT_DIR "/python_small_run.json");
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+// The report of tests/reference/reports/python_small_run.py: five blocks of 512 bytes (a, c, q
+// copied to the device, the indexed copy c[q], the bmm output), all freed when the script ends.
+void TestReportLoad::pythonRun() {
+  const LoadedReport loaded = parseReport(pythonFixture().dump(), "run.json");
+  QCOMPARE(loaded.kind, std::string("python"));
+  QVERIFY(loaded.python.has_value());
+  QVERIFY(loaded.ignored.empty());
+  const PythonRun& run = *loaded.python;
+  QCOMPARE(run.script, std::string("python_small_run.py"));
+  QVERIFY(run.complete);
+  const MemoryTimeline& t = run.timeline;
+  QCOMPARE(t.opNames, (std::vector<std::string>{"(none)", "to", "index", "bmm"}));
+  QCOMPARE(t.records.size(), size_t(5));
+  QCOMPARE(t.records[3].label, std::string("indexed copy at python_small_run.py:8"));
+  QCOMPARE(t.records[3].requestedBytes, int64_t(256));
+  QCOMPARE(t.events.size(), size_t(11));
+  QCOMPARE(t.events[0].kind, MemoryEventKind::SegmentAlloc);
+  QCOMPARE(t.events[5].after.allocatedBytes, int64_t(2560));
+  // requested is not in the report: the sum of the live blocks' requests.
+  QCOMPARE(t.events[5].after.requestedBytes, int64_t(128 + 96 + 64 + 256 + 64));
+  QCOMPARE(t.events.back().after.allocatedBytes, int64_t(0));
+  QCOMPARE(t.events.back().after.requestedBytes, int64_t(0));
+  QCOMPARE(t.events[5].opId, 3);
+}
+
+void TestReportLoad::pythonRunRefusals_data() {
+  QTest::addColumn<QByteArray>("json");
+  QTest::addColumn<QString>("problem");
+  auto row = [](const char* name, auto&& edit, const char* problem) {
+    nlohmann::json j = pythonFixture();
+    edit(j);
+    QTest::newRow(name) << QByteArray::fromStdString(j.dump()) << QString(problem);
+  };
+  row(
+      "negative bytes", [](auto& j) { j["events"]["rows"][1][2] = -512; },
+      "events.rows[1][2] is -512 (allowed: 0 to");
+  row(
+      "frame out of range", [](auto& j) { j["allocations"]["rows"][0][6] = 9; },
+      "allocations.rows[0][6] is 9 (allowed: 0 to 3)");
+  row(
+      "unknown pool", [](auto& j) { j["allocations"]["rows"][0][5] = "huge"; },
+      "allocations.rows[0][5] is 'huge' (allowed: small, large)");
+  row(
+      "unlisted allocation", [](auto& j) { j["events"]["rows"][1][1] = 77; },
+      "events.rows[1][1] names allocation 77, which 'allocations' does not list");
+  row(
+      "short row",
+      [](auto& j) {
+        j["events"]["rows"][2] = {0, 1};
+      },
+      "events.rows[2] has 2 values; the columns name 7");
+  row(
+      "missing column", [](auto& j) { j["events"]["columns"][3] = "when"; },
+      "events.columns has no column 'time_us'");
+  row(
+      "op out of range", [](auto& j) { j["events"]["rows"][0][6] = 4; },
+      "events.rows[0][6] is 4 (allowed: 0 to 3)");
+  row(
+      "bad kept_alive_by",
+      [](auto& j) {
+        j["kept_alive_by"] = {{"x", nlohmann::json::array()}};
+      },
+      "kept_alive_by.x is not an allocation id");
+}
+
+void TestReportLoad::pythonRunRefusals() {
+  QFETCH(QByteArray, json);
+  QFETCH(QString, problem);
+  const QString got = problemOf(json.toStdString());
+  QVERIFY2(got.startsWith(problem), qPrintable(got));
 }
 
 QTEST_GUILESS_MAIN(TestReportLoad)

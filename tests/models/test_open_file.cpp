@@ -32,6 +32,7 @@ class TestOpenFile : public QObject {
   void kinds();
   void report();
   void snapshot();
+  void pythonRun();
   void preset();
   void badFiles_data();
   void badFiles();
@@ -68,7 +69,7 @@ void TestOpenFile::report() {
   QCOMPARE(f.report->runs[1].peak.allocatedBytes, written.runs[1].peak.allocatedBytes);
   QCOMPARE(f.report->runs[0].timeline.events.size(), written.runs[0].timeline.events.size());
   QVERIFY(f.ignoredKeys.isEmpty());
-  QVERIFY(!f.snapshot);
+  QVERIFY(!f.timelines);
 }
 
 void TestOpenFile::snapshot() {
@@ -76,18 +77,29 @@ void TestOpenFile::snapshot() {
   const OpenedFile f =
       loadFile(MATMULVIZ_SNAPSHOT_DIR "/snapshot_2_6_p5.pickle", [&](double x) { last = x; });
   QCOMPARE(f.kind, FileKind::Snapshot);
-  QVERIFY(f.snapshot);
-  QCOMPARE(f.snapshot->size(), size_t(1));  // device 1 has a trace list, but empty
-  QCOMPARE(f.snapshot->front().name, QStringLiteral("cuda:0"));
-  QVERIFY(!f.snapshot->front().timeline.events.empty());
-  QCOMPARE(f.snapshotEvents, size_t(12));
+  QVERIFY(f.timelines);
+  QCOMPARE(f.timelines->size(), size_t(1));  // device 1 has a trace list, but empty
+  QCOMPARE(f.timelines->front().name, QStringLiteral("cuda:0"));
+  QVERIFY(!f.timelines->front().timeline.events.empty());
+  QCOMPARE(f.eventCount, size_t(12));
   QCOMPARE(last, 1.0);
+}
+
+void TestOpenFile::pythonRun() {
+  const OpenedFile f = loadFile(MATMULVIZ_REPORT_DIR "/python_small_run.json");
+  QCOMPARE(f.kind, FileKind::Report);
+  QVERIFY(!f.report);
+  QVERIFY(f.timelines);
+  QCOMPARE(f.timelines->size(), size_t(1));
+  QCOMPARE(f.timelines->front().name, QStringLiteral("python_small_run.py"));
+  QCOMPARE(f.eventCount, size_t(11));
+  QVERIFY(f.note.contains("line of the script"));
 }
 
 void TestOpenFile::preset() {
   const OpenedFile f = loadFile(write("p.json", "{\"workload\": {\"n\": 8}}"));
   QCOMPARE(f.kind, FileKind::Preset);
-  QVERIFY(!f.report && !f.snapshot);
+  QVERIFY(!f.report && !f.timelines);
 }
 
 void TestOpenFile::badFiles_data() {

@@ -1,8 +1,8 @@
 // Opening files in the main window, offscreen, as a user does it (File > Open's openFiles, drag
 // and drop, Open Recent): a report's runs join the history and show in the Strategies and
-// Memory views, a report without a timeline shows its memory summary, a PyTorch snapshot shows
-// in the Memory view, a preset fills the scenario panel, and a damaged file shows a message box
-// naming the file and the problem while everything already open stays.
+// Memory views, a report without a timeline shows its memory summary, a Python run and a PyTorch
+// snapshot show in the Memory view, a preset fills the scenario panel, and a damaged file shows a
+// message box naming the file and the problem while everything already open stays.
 #include "core/report/report_json.h"
 #include "core/strategies/runner.h"
 #include "ui/models/memory_timeline_model.h"
@@ -137,6 +137,19 @@ class TestOpenFiles : public QObject {
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(w.memoryView()->model()->peakAllocatedBytes(), 20 * (1 << 20) + 1536);
     QCOMPARE(w.history()->size(), 0);  // a snapshot is no strategies run
+  }
+
+  void pythonRunOpensInMemoryView() {
+    MainWindow w(historyPath());
+    QVERIFY(open(w, {MATMULVIZ_REPORT_DIR "/python_small_run.json"}));
+    QVERIFY(!errorBox(w));
+    QCOMPARE(w.findChild<QTabWidget*>("views")->currentIndex(), int(MainWindow::View::Memory));
+    QCOMPARE(w.memoryView()->model()->strategy(), QStringLiteral("python_small_run.py"));
+    QAbstractItemModelTester tester(w.memoryView()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(w.memoryView()->model()->rowCount(), 11);
+    QCOMPARE(w.memoryView()->model()->peakAllocatedBytes(), 2560);
+    QCOMPARE(w.history()->size(), 0);  // a Python run is no strategies run
   }
 
   void presetFillsThePanelAndFilesOpenInOrder() {

@@ -18,12 +18,24 @@ std::runtime_error problem(const QString& fileName, const QString& what) {
 }
 
 /// The snapshot's devices with memory, each as a timeline.
-std::shared_ptr<const std::vector<SnapshotDevice>> snapshotTimelines(
+std::shared_ptr<const std::vector<NamedTimeline>> snapshotTimelines(
     const snapshot::MemorySnapshot& s) {
-  auto devices = std::make_shared<std::vector<SnapshotDevice>>();
+  auto devices = std::make_shared<std::vector<NamedTimeline>>();
   for (const size_t d : snapshot::devicesWithMemory(s))
     devices->push_back({QStringLiteral("cuda:%1").arg(d), snapshot::toMemoryTimeline(s, d)});
   return devices;
+}
+
+/// A Python run's report as one timeline named after its script.
+void pythonTimeline(PythonRun& run, OpenedFile& out) {
+  QString name = QFileInfo(QString::fromStdString(run.script)).fileName();
+  if (name.isEmpty()) name = QStringLiteral("matmulviz.record");
+  out.eventCount = run.timeline.events.size();
+  out.note = QStringLiteral("Each block is labelled with the line of the script that made it.");
+  if (!run.complete)
+    out.note += QStringLiteral(" The script raised: the timeline covers what ran.");
+  out.timelines = std::make_shared<const std::vector<NamedTimeline>>(
+      std::vector<NamedTimeline>{{name, std::move(run.timeline)}});
 }
 
 }  // namespace
@@ -51,7 +63,10 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
     case FileKind::Report: {
       LoadedReport loaded = parseReport(file.readAll().toStdString(), out.fileName.toStdString());
       for (const std::string& k : loaded.ignored) out.ignoredKeys << QString::fromStdString(k);
-      out.report = std::make_shared<const StrategiesReport>(std::move(loaded.report));
+      if (loaded.python)
+        pythonTimeline(*loaded.python, out);
+      else
+        out.report = std::make_shared<const StrategiesReport>(std::move(loaded.report));
       break;
     }
     case FileKind::Snapshot: {
@@ -65,8 +80,9 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       try {
         const snapshot::MemorySnapshot s =
             snapshot::readMemorySnapshot(path.toStdString(), options);
-        out.snapshotEvents = s.eventCount();
-        out.snapshot = snapshotTimelines(s);
+        out.eventCount = s.eventCount();
+        out.timelines = snapshotTimelines(s);
+        out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
       } catch (const snapshot::SnapshotError& e) {
         // Its message names the file as it was given: say it again with the name alone.
         const QString what = QString::fromStdString(e.what());

@@ -29,22 +29,26 @@ enum class FileKind {
 /// starting with '{' is taken as a preset.
 FileKind detectFileKind(const QByteArray& head);
 
-/// One device's memory timeline from a snapshot.
-struct SnapshotDevice {
-  QString name;  ///< "cuda:0"
+/// A memory timeline with the name the Memory view offers it under.
+struct NamedTimeline {
+  QString name;  ///< a snapshot's device ("cuda:0"), a Python run's script ("train.py")
   MemoryTimeline timeline;
 };
 
-/// A file read by loadFile: exactly one of report / snapshot is set, or kind is Preset (the
-/// scenario panel reads presets itself, on the GUI thread: they are a few hundred bytes).
+/// A file read by loadFile: `report` is set for a strategies report, `timelines` for a Python
+/// run's report (one) and a snapshot (one per device), neither for a preset (the scenario panel
+/// reads presets itself, on the GUI thread: they are a few hundred bytes).
 struct OpenedFile {
   QString path;
   QString fileName;  ///< the name without its folder, for titles and messages
   FileKind kind = FileKind::Unknown;
   std::shared_ptr<const StrategiesReport> report;
   QStringList ignoredKeys;  ///< keys of the report this build does not know (skipped)
-  std::shared_ptr<const std::vector<SnapshotDevice>> snapshot;
-  size_t snapshotEvents = 0;  ///< trace events over all devices
+  std::shared_ptr<const std::vector<NamedTimeline>> timelines;
+  size_t eventCount = 0;  ///< events over all timelines
+  /// What the Memory view says about the timelines ("blocks alive before the recording started
+  /// are at time 0", "the script raised: ...").
+  QString note;
 };
 
 /// Reads the file at `path`. `progress(fraction in [0, 1])` is called on the calling thread

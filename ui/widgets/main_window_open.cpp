@@ -70,7 +70,14 @@ void MainWindow::openFiles(const QStringList& paths) {
 void MainWindow::onFileLoaded(const OpenedFile& file) {
   QString status;
   switch (file.kind) {
-    case FileKind::Report: {
+    case FileKind::Report:
+      if (!file.report) {  // a Python run's report: its timeline
+        memoryView_->setTimelines(file.fileName, tr("Script"), file.timelines, file.note);
+        status = tr("Opened %1: a Python run, %n events", nullptr, int(file.eventCount))
+                     .arg(file.fileName);
+        showView(View::Memory);
+        break;
+      }
       history_->append(
           runEntryFromReport(*file.report, file.fileName, costmodel::findGpuProfile("h100")));
       lastReport_ = file.report;
@@ -79,17 +86,12 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
       saveHistory();
       status =
           tr("Opened %1: %n strategies", nullptr, int(file.report->runs.size())).arg(file.fileName);
-      if (!file.ignoredKeys.isEmpty())
-        status +=
-            tr("; skipped keys this version does not know: %1").arg(file.ignoredKeys.join(", "));
       if (tabs_->currentIndex() == int(View::Kernel)) showView(View::Strategies);
       break;
-    }
     case FileKind::Snapshot:
-      memoryView_->setSnapshot(file.fileName, file.snapshot);
-      status =
-          tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.snapshotEvents))
-              .arg(file.fileName);
+      memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
+      status = tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.eventCount))
+                   .arg(file.fileName);
       showView(View::Memory);
       break;
     case FileKind::Preset: {
@@ -104,6 +106,8 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
     case FileKind::Unknown:
       return;  // loadFile refuses these
   }
+  if (!file.ignoredKeys.isEmpty())
+    status += tr("; skipped keys this version does not know: %1").arg(file.ignoredKeys.join(", "));
   addRecentFile(file.path);
   statusText_->setText(status);
 }

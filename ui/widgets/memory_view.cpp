@@ -100,19 +100,21 @@ void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
   if (sources_.isEmpty() && report_ && !report_->runs.empty()) showReportSummary();
 }
 
-void MemoryView::setSnapshot(const QString& fileName,
-                             std::shared_ptr<const std::vector<SnapshotDevice>> devices) {
-  owner_ = devices;
+void MemoryView::setTimelines(const QString& fileName, const QString& chooserLabel,
+                              std::shared_ptr<const std::vector<NamedTimeline>> timelines,
+                              const QString& note) {
+  owner_ = timelines;
   report_.reset();
+  note_ = note;
   sources_.clear();
-  if (devices)
-    for (const SnapshotDevice& d : *devices) {
+  if (timelines)
+    for (const NamedTimeline& d : *timelines) {
       qint64 peak = 0;
       for (const MemoryEvent& e : d.timeline.events)
         peak = std::max<qint64>(peak, e.after.allocatedBytes);
       sources_.append({d.name, &d.timeline, peak, -1});
     }
-  offer(tr("Device"), tr("%1: the snapshot holds no trace and no segments.").arg(fileName));
+  offer(chooserLabel, tr("%1 holds no memory events.").arg(fileName));
   if (!sources_.isEmpty()) summary_->setText(tr("%1, %2").arg(fileName, summary_->text()));
 }
 
@@ -176,9 +178,9 @@ bool MemoryView::showStrategy(const QString& name) {
                        .arg(name)
                        .arg(model_->eventCount())
                        .arg(model_->peakText());
-    if (s.currentBytes < 0) {  // a snapshot's device
-      summary_->setText(text + tr(". Blocks alive before the recording started are at time 0. "
-                                  "Drag to pan, wheel to zoom, hover for details."));
+    if (s.currentBytes < 0) {  // an opened timeline: a snapshot's device, a Python run
+      summary_->setText(text + ". " + note_ +
+                        tr(" Drag to pan, wheel to zoom, hover for details."));
       return true;
     }
     if (model_->statementPeakEvent() != model_->peakEvent())

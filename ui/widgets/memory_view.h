@@ -35,10 +35,12 @@ class MemoryView : public QWidget {
   /// largest peak (the most instructive). Without any timeline, shows the report's memory
   /// summary instead (hasTimeline() is then false).
   void setReport(std::shared_ptr<const StrategiesReport> report);
-  /// Offers the devices of a PyTorch snapshot opened from `fileName` and shows the one with the
-  /// largest peak.
-  void setSnapshot(const QString& fileName,
-                   std::shared_ptr<const std::vector<SnapshotDevice>> devices);
+  /// Offers `timelines` (a PyTorch snapshot's devices, a Python run) opened from `fileName`
+  /// under `chooserLabel` ("Device", "Script") and shows the one with the largest peak; `note`
+  /// follows the peak in the header.
+  void setTimelines(const QString& fileName, const QString& chooserLabel,
+                    std::shared_ptr<const std::vector<NamedTimeline>> timelines,
+                    const QString& note);
   /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
   /// when there is none of that name.
   bool showStrategy(const QString& name);
@@ -57,13 +59,14 @@ class MemoryView : public QWidget {
     QString name;
     const MemoryTimeline* timeline = nullptr;
     qint64 peakBytes = 0;
-    qint64 currentBytes = -1;  ///< curMem after the statement; -1 for a snapshot
+    qint64 currentBytes = -1;  ///< curMem after the statement; -1 for an opened timeline
   };
   void offer(const QString& chooserLabel, const QString& noTimeline);
   void showReportSummary();
 
   std::shared_ptr<const void> owner_;  ///< the report or the snapshot's devices
   std::shared_ptr<const StrategiesReport> report_;
+  QString note_;  ///< setTimelines' note
   QVector<Source> sources_;
   QLabel* chooserLabel_ = nullptr;
   QComboBox* strategy_ = nullptr;
