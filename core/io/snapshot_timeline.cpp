@@ -1,5 +1,7 @@
 #include "core/io/snapshot_timeline.h"
 
+#include "core/util/saturating.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -71,13 +73,16 @@ std::vector<Initial> Builder::initialBlocks(const DeviceTrace* trace, size_t dev
 int64_t Builder::reservedAtStart(const DeviceTrace* trace, size_t device) const {
   int64_t atSnapshot = 0, change = 0;
   for (const Segment& seg : s_.segments)
-    if (seg.device == static_cast<int64_t>(device)) atSnapshot += seg.totalSize;
+    if (seg.device == static_cast<int64_t>(device))
+      atSnapshot = addSaturating(atSnapshot, seg.totalSize);
   for (size_t x = 0; trace && x < trace->count(); ++x) {
     const TraceAction a = trace->action[x];
-    if (a == TraceAction::SegmentAlloc || a == TraceAction::SegmentMap) change += trace->size[x];
-    if (a == TraceAction::SegmentFree || a == TraceAction::SegmentUnmap) change -= trace->size[x];
+    if (a == TraceAction::SegmentAlloc || a == TraceAction::SegmentMap)
+      change = addSaturating(change, trace->size[x]);
+    if (a == TraceAction::SegmentFree || a == TraceAction::SegmentUnmap)
+      change = subSaturating(change, trace->size[x]);
   }
-  return std::max<int64_t>(0, atSnapshot - change);
+  return std::max<int64_t>(0, subSaturating(atSnapshot, change));
 }
 
 int32_t Builder::op(StackId stack) {
@@ -114,8 +119,8 @@ int64_t Builder::allocate(int64_t addr, int64_t size, int64_t requested, StackId
   r.small = size <= (int64_t{1} << 20);
   t_.records.push_back(r);
   live_[addr] = t_.records.size() - 1;
-  now_.allocatedBytes += size;
-  now_.requestedBytes += requested;
+  now_.allocatedBytes = addSaturating(now_.allocatedBytes, size);
+  now_.requestedBytes = addSaturating(now_.requestedBytes, requested);
   push(MemoryEventKind::Alloc, r.id, size, timeUs, opId);
   return r.id;
 }
@@ -126,8 +131,8 @@ void Builder::free(int64_t addr, double timeUs, int32_t opId) {
   AllocationRecord& r = t_.records[it->second];
   r.alive = false;
   live_.erase(it);
-  now_.allocatedBytes -= r.blockBytes;
-  now_.requestedBytes -= r.requestedBytes;
+  now_.allocatedBytes = std::max<int64_t>(0, subSaturating(now_.allocatedBytes, r.blockBytes));
+  now_.requestedBytes = std::max<int64_t>(0, subSaturating(now_.requestedBytes, r.requestedBytes));
   push(MemoryEventKind::Free, r.id, r.blockBytes, timeUs, opId);
 }
 
@@ -142,12 +147,12 @@ void Builder::traceEvent(const DeviceTrace& trace, size_t x, double timeUs) {
       break;
     case TraceAction::SegmentAlloc:
     case TraceAction::SegmentMap:
-      now_.reservedBytes += size;
+      now_.reservedBytes = addSaturating(now_.reservedBytes, size);
       push(MemoryEventKind::SegmentAlloc, -1, size, timeUs, op(trace.stack[x]));
       break;
     case TraceAction::SegmentFree:
     case TraceAction::SegmentUnmap:
-      now_.reservedBytes = std::max<int64_t>(0, now_.reservedBytes - size);
+      now_.reservedBytes = std::max<int64_t>(0, subSaturating(now_.reservedBytes, size));
       push(MemoryEventKind::SegmentFree, -1, size, timeUs, op(trace.stack[x]));
       break;
     case TraceAction::Oom:
@@ -198,6 +203,7 @@ std::vector<size_t> devicesWithMemory(const MemorySnapshot& snapshot) {
     if (seg.device >= 0) out.push_back(static_cast<size_t>(seg.device));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.size() > kMaxDevices) out.resize(kMaxDevices);
   return out;
 }
 

@@ -29,7 +29,10 @@ namespace matmulviz::snapshot {
 /// block (its 'free_completed' is missing from the trace).
 MemoryTimeline toMemoryTimeline(const MemorySnapshot& snapshot, size_t device);
 
-/// The devices worth showing: those with trace events or segments, in index order.
+/// The devices worth showing: those with trace events or segments, in index order, at most
+/// kMaxDevices of them (a process sees a few GPUs; the bound keeps a crafted file with a million
+/// one-segment devices from costing a million passes over its segments).
+constexpr size_t kMaxDevices = 64;
 std::vector<size_t> devicesWithMemory(const MemorySnapshot& snapshot);
 
 }  // namespace matmulviz::snapshot

@@ -1,5 +1,7 @@
 #include "core/report/python_report.h"
 
+#include "core/util/saturating.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -142,9 +144,9 @@ void readEvents(const nlohmann::json& doc, const JsonReader& r, MemoryTimeline& 
       r.fail(jsonPath(rp, pos[1]), "names allocation " + std::to_string(ev.allocationId) +
                                        ", which 'allocations' does not list");
     if (rec != recordOf.end() && ev.kind == MemoryEventKind::Alloc)
-      requested += t.records[rec->second].requestedBytes;
+      requested = addSaturating(requested, t.records[rec->second].requestedBytes);
     if (rec != recordOf.end() && ev.kind == MemoryEventKind::Free)
-      requested -= t.records[rec->second].requestedBytes;
+      requested = subSaturating(requested, t.records[rec->second].requestedBytes);
     ev.after.requestedBytes = std::max<int64_t>(0, requested);
     t.events.push_back(ev);
   }

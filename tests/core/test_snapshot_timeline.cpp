@@ -55,6 +55,7 @@ class TestSnapshotTimeline : public QObject {
   Q_OBJECT
  private slots:
   void countersFollowTheViewer();
+  void hugeSizesClamp();
   void traceWithoutTimesUsesIndices();
   void fixtureFromPickle();
   void devices();
@@ -94,6 +95,19 @@ void TestSnapshotTimeline::countersFollowTheViewer() {
   QVERIFY(t.records[3].alive);
 }
 
+// Sizes near 2^63 (a crafted file) clamp instead of overflowing.
+void TestSnapshotTimeline::hugeSizesClamp() {
+  MemorySnapshot s = handMade(true);
+  s.segments[0].totalSize = std::numeric_limits<int64_t>::max();
+  for (int64_t& size : s.traces[0].size) size = std::numeric_limits<int64_t>::max() - 1;
+  const MemoryTimeline t = toMemoryTimeline(s, 0);
+  for (const MemoryEvent& e : t.events) {
+    QVERIFY(e.after.allocatedBytes >= 0);
+    QVERIFY(e.after.reservedBytes >= 0);
+  }
+  QCOMPARE(t.events[3].after.allocatedBytes, std::numeric_limits<int64_t>::max());
+}
+
 void TestSnapshotTimeline::traceWithoutTimesUsesIndices() {
   const MemoryTimeline t = toMemoryTimeline(handMade(false), 0);
   QCOMPARE(t.events.size(), size_t(9));
@@ -125,6 +139,15 @@ void TestSnapshotTimeline::devices() {
   QCOMPARE(devicesWithMemory(s), (std::vector<size_t>{0, 2}));
   const MemoryTimeline none = toMemoryTimeline(s, 5);
   QVERIFY(none.events.empty());
+  // At most kMaxDevices, the first by index.
+  for (int64_t d = 0; d < 100; ++d) {
+    Segment seg;
+    seg.device = 1000 - d;
+    s.segments.push_back(seg);
+  }
+  const std::vector<size_t> many = devicesWithMemory(s);
+  QCOMPARE(many.size(), kMaxDevices);
+  QCOMPARE(many.front(), size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotTimeline)
