@@ -15,12 +15,16 @@
 #include <QtTest/QtTest>
 
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProcess>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace matmulviz;
 using namespace matmulviz::ui;
@@ -150,6 +154,33 @@ class TestOpenFiles : public QObject {
     QCOMPARE(w.memoryView()->model()->rowCount(), 11);
     QCOMPARE(w.memoryView()->model()->peakAllocatedBytes(), 2560);
     QCOMPARE(w.history()->size(), 0);  // a Python run is no strategies run
+  }
+
+  // A snapshot of 400 000 events (written by the fixtures' script) is parsed on the worker
+  // thread: the window's event loop keeps running (a 10 ms timer keeps firing) and the progress
+  // bar gets fractions.
+  void largeSnapshotKeepsTheWindowResponsive() {
+    const QString path = dir_.filePath("large.pickle");
+    QProcess py;
+    py.start("/usr/bin/python3", {MATMULVIZ_SNAPSHOT_SCRIPT, "--large", "400000", path});
+    if (!py.waitForStarted()) QSKIP("no /usr/bin/python3 to write the large snapshot");
+    QVERIFY(py.waitForFinished(120'000) && py.exitCode() == 0);
+    MainWindow w(historyPath());
+    QSignalSpy progress(w.fileLoader(), &FileLoader::progress);
+    int ticks = 0;
+    QTimer timer;
+    QObject::connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start(10);
+    QElapsedTimer clock;
+    clock.start();
+    w.openFiles({path});
+    QVERIFY(QTest::qWaitFor([&] { return !w.fileLoader()->isLoading(); }, kLoadMs));
+    const qint64 ms = clock.elapsed();
+    QVERIFY(!errorBox(w));
+    QVERIFY2(ticks >= ms / 10 / 4, qPrintable(QString("%1 ticks in %2 ms").arg(ticks).arg(ms)));
+    QVERIFY(!progress.isEmpty());
+    QCOMPARE(w.memoryView()->model()->strategy(), QStringLiteral("cuda:0"));
+    QVERIFY(w.memoryView()->model()->rowCount() > 200'000);
   }
 
   void presetFillsThePanelAndFilesOpenInOrder() {
