@@ -11,6 +11,31 @@
 
 #include <cstdio>
 
+namespace {
+
+/// --preset and --view: 0, or 2 after saying on stderr which value is unknown.
+int applyPresetAndView(matmulviz::ui::MainWindow& window, const QCommandLineParser& cli,
+                       const QCommandLineOption& preset, const QCommandLineOption& view,
+                       const QStringList& views) {
+  if (cli.isSet(preset) && !window.scenarioPanel()->selectPreset(cli.value(preset))) {
+    std::fprintf(stderr, "matmulviz: --preset: unknown preset '%s'\n",
+                 qPrintable(cli.value(preset)));
+    return 2;
+  }
+  if (cli.isSet(view)) {
+    const int index = views.indexOf(cli.value(view).toLower());
+    if (index < 0) {
+      std::fprintf(stderr, "matmulviz: --view: '%s' is not one of %s\n",
+                   qPrintable(cli.value(view)), qPrintable(views.join(", ")));
+      return 2;
+    }
+    window.showView(matmulviz::ui::MainWindow::View(index));
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (const auto noDisplay = matmulviz::app::choosePlatform(argc, argv)) {
     std::fprintf(stderr, "%s\n", noDisplay->c_str());
@@ -47,20 +72,7 @@ int main(int argc, char** argv) {
 
   using matmulviz::ui::MainWindow;
   MainWindow window(cli.value(history));
-  if (cli.isSet(preset) && !window.scenarioPanel()->selectPreset(cli.value(preset))) {
-    std::fprintf(stderr, "matmulviz: --preset: unknown preset '%s'\n",
-                 qPrintable(cli.value(preset)));
-    return 2;
-  }
-  if (cli.isSet(view)) {
-    const int index = views.indexOf(cli.value(view).toLower());
-    if (index < 0) {
-      std::fprintf(stderr, "matmulviz: --view: '%s' is not one of %s\n",
-                   qPrintable(cli.value(view)), qPrintable(views.join(", ")));
-      return 2;
-    }
-    window.showView(MainWindow::View(index));
-  }
+  if (const int status = applyPresetAndView(window, cli, preset, view, views)) return status;
   if (cli.isSet(shots)) {
     auto* tour = new matmulviz::app::ScreenshotTour(window, cli.value(shots), &app);
     QTimer::singleShot(0, tour, &matmulviz::app::ScreenshotTour::start);
