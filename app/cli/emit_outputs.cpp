@@ -9,11 +9,12 @@ namespace matmulviz::cli {
 
 int emitOutputs(const OutputOptions& o, const ReportWriters& w) {
   if (o.json == "-") {
-    std::cout << w.json.dump(2) << "\n";
+    std::cout << w.json.dump(w.jsonIndent) << "\n";
   } else {
     w.text(std::cout);
     if (!o.json.empty())
-      writeFileAtomically(o.json, [&](std::ostream& os) { os << w.json.dump(2) << "\n"; });
+      writeFileAtomically(o.json,
+                          [&](std::ostream& os) { os << w.json.dump(w.jsonIndent) << "\n"; });
   }
   if (!o.timeline.empty() && w.trace) writeFileAtomically(o.timeline, w.trace);
   if (!o.saveDir.empty() && w.save) {

@@ -23,6 +23,7 @@ struct OutputOptions {
 /// with a save directory (it may throw std::exception: reported as "--save-dir: <what>").
 struct ReportWriters {
   nlohmann::ordered_json json;
+  int jsonIndent = 2;  ///< nlohmann's dump indent; -1 writes it compact (a report with timelines)
   std::function<void(std::ostream&)> text;
   std::function<void(std::ostream&)> trace;
   std::function<void(const std::string& dir)> save;

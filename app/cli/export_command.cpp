@@ -11,6 +11,7 @@
 #include "core/costmodel/report_predictions.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
+#include "core/report/report_load.h"
 #include "core/report/report_text.h"
 #include "core/strategies/prepare_run.h"
 #include "core/strategies/preset.h"
@@ -39,7 +40,7 @@ namespace {
 
 struct Options {
   ScenarioOptions scenario{.preset = "seed000"};
-  std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title;
+  std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title, report;
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -132,7 +133,61 @@ QStringList writeReportFiles(const StrategiesReport& report, const ui::RunHistor
   return written;
 }
 
+/// `export --report FILE`: the charts, table and files of a report read back (no run). Exit
+/// status 2 when the report or an option is refused, 1 when writing fails or a run in the
+/// report failed.
+int exportReport(const Options& o, const CLI::App& cmd) {
+  for (const char* runOption :
+       {"--preset", "--n", "--m", "--i", "--j", "--k", "--batch", "--dtype", "--requires-grad",
+        "--strategies", "--repeats", "--seed", "--device", "--device-memory", "--backward"})
+    if (cmd.get_option(runOption)->count() > 0) {
+      std::cerr << "matmulviz-cli export: " << runOption
+                << " is not allowed with --report (the report's runs are drawn as they are)\n";
+      return 2;
+    }
+  const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
+  QStringList formats;
+  StrategiesReport report;
+  try {
+    formats = parseFormats(o.formats);
+    if (!gpu)
+      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
+                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    LoadedReport loaded = readReportFile(o.report);
+    if (loaded.kind != "strategies")
+      throw ReportLoadError(std::filesystem::path(o.report).filename().string(),
+                            "the file is a report of kind '" + loaded.kind +
+                                "'; export draws reports of kind 'strategies' (open it in the "
+                                "app: matmulviz FILE)");
+    report = std::move(loaded.report);
+    checkOutputDirectory(o.out, "--out");
+  } catch (const ReportLoadError& e) {
+    std::cerr << "matmulviz-cli export: --report: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "matmulviz-cli export: " << e.what() << "\n";
+    return 2;
+  }
+  const auto app = makeApplication();
+  ui::RunHistory history;
+  const std::string title =
+      o.title.empty() ? std::filesystem::path(o.report).filename().string() : o.title;
+  history.append(ui::runEntryFromReport(report, QString::fromStdString(title), gpu));
+  const QDir dir(QString::fromStdString(o.out));
+  QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
+  QString error;
+  written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
+  for (const QString& f : written) std::cout << f.toStdString() << "\n";
+  if (!error.isEmpty()) {
+    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << o.out << "\n";
+  return report.anyFailed() ? 1 : 0;
+}
+
 int run(const Options& o, const CLI::App& cmd) {
+  if (!o.report.empty()) return exportReport(o, cmd);
   RunConfig config;
   QStringList formats;
   const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
@@ -209,6 +264,10 @@ Action addExportCommand(CLI::App& app) {
          "GPU");
   option("--title", o->title, "the run's title in the charts and history (default: the preset)",
          "TEXT");
+  option("--report", o->report,
+         "draw a report written by `strategies --json` (on any machine) instead of running; its "
+         "Memory charts need the run's timeline in it (`strategies --timeline`)",
+         "FILE");
   return [o, cmd] { return run(*o, *cmd); };
 }
 

@@ -105,7 +105,11 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 int emitReport(const Options& o, const StrategiesReport& report) {
   const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
   ReportWriters w;
-  w.json = toJson(report);
+  // With --timeline the report holds the timeline too (for the app and `export --report`),
+  // written compact: indented, its event rows would take three times the space.
+  const bool timelines = !o.timeline.empty();
+  w.json = toJson(report, timelines ? TimelineInJson::Include : TimelineInJson::Omit);
+  w.jsonIndent = timelines ? -1 : 2;
   if (gpu) costmodel::addPredictions(w.json, report, *gpu);
   w.text = [&](std::ostream& os) {
     writeTextReport(os, report);

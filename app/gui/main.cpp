@@ -11,6 +11,31 @@
 
 #include <cstdio>
 
+namespace {
+
+/// --preset and --view: 0, or 2 after saying on stderr which value is unknown.
+int applyPresetAndView(matmulviz::ui::MainWindow& window, const QCommandLineParser& cli,
+                       const QCommandLineOption& preset, const QCommandLineOption& view,
+                       const QStringList& views) {
+  if (cli.isSet(preset) && !window.scenarioPanel()->selectPreset(cli.value(preset))) {
+    std::fprintf(stderr, "matmulviz: --preset: unknown preset '%s'\n",
+                 qPrintable(cli.value(preset)));
+    return 2;
+  }
+  if (cli.isSet(view)) {
+    const int index = views.indexOf(cli.value(view).toLower());
+    if (index < 0) {
+      std::fprintf(stderr, "matmulviz: --view: '%s' is not one of %s\n",
+                   qPrintable(cli.value(view)), qPrintable(views.join(", ")));
+      return 2;
+    }
+    window.showView(matmulviz::ui::MainWindow::View(index));
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (const auto noDisplay = matmulviz::app::choosePlatform(argc, argv)) {
     std::fprintf(stderr, "%s\n", noDisplay->c_str());
@@ -39,24 +64,15 @@ int main(int argc, char** argv) {
                                  "and quit (used by scripts/screenshot).",
                                  "dir");
   cli.addOptions({present, preset, view, run, history, shots});
+  cli.addPositionalArgument("files",
+                            "Reports (matmulviz-cli ... --json), presets or PyTorch memory "
+                            "snapshots to open.",
+                            "[FILE...]");
   cli.process(app);
 
   using matmulviz::ui::MainWindow;
   MainWindow window(cli.value(history));
-  if (cli.isSet(preset) && !window.scenarioPanel()->selectPreset(cli.value(preset))) {
-    std::fprintf(stderr, "matmulviz: --preset: unknown preset '%s'\n",
-                 qPrintable(cli.value(preset)));
-    return 2;
-  }
-  if (cli.isSet(view)) {
-    const int index = views.indexOf(cli.value(view).toLower());
-    if (index < 0) {
-      std::fprintf(stderr, "matmulviz: --view: '%s' is not one of %s\n",
-                   qPrintable(cli.value(view)), qPrintable(views.join(", ")));
-      return 2;
-    }
-    window.showView(MainWindow::View(index));
-  }
+  if (const int status = applyPresetAndView(window, cli, preset, view, views)) return status;
   if (cli.isSet(shots)) {
     auto* tour = new matmulviz::app::ScreenshotTour(window, cli.value(shots), &app);
     QTimer::singleShot(0, tour, &matmulviz::app::ScreenshotTour::start);
@@ -65,6 +81,11 @@ int main(int argc, char** argv) {
     return app.exec();
   }
   window.show();
+  // Read on a worker thread once the window shows; a report opens on Strategies unless --view
+  // chose a view, a snapshot on Memory.
+  if (!cli.positionalArguments().isEmpty())
+    QTimer::singleShot(0, &window,
+                       [&window, files = cli.positionalArguments()] { window.openFiles(files); });
   if (cli.isSet(present)) window.setClassroomMode(true);
   if (cli.isSet(run)) QTimer::singleShot(0, &window, &MainWindow::runStrategies);
   return app.exec();

@@ -1,5 +1,7 @@
 #include "core/report/report_json.h"
 
+#include "core/report/timeline_json.h"
+
 #include <cmath>
 
 namespace matmulviz {
@@ -44,7 +46,7 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 
 }  // namespace
 
-nlohmann::ordered_json toJson(const StrategiesReport& report) {
+nlohmann::ordered_json toJson(const StrategiesReport& report, TimelineInJson timelines) {
   const Workload& w = report.workload;
   nlohmann::ordered_json j;
   // The envelope every matmulviz report starts with (docs/report-format.md).
@@ -94,6 +96,10 @@ nlohmann::ordered_json toJson(const StrategiesReport& report) {
                     {"backward", r.backward.status == BackwardOutcome::Status::Ran
                                      ? nlohmann::ordered_json(r.backward.flops)
                                      : nlohmann::ordered_json()}};
+    // The allocator's timeline, when asked for and recorded (--timeline); the app and
+    // `matmulviz-cli export --report` draw the Memory view from it.
+    if (timelines == TimelineInJson::Include && !r.timeline.events.empty())
+      run["timeline"] = timelineToJson(r.timeline);
     j["runs"].push_back(std::move(run));
   }
   return j;

@@ -10,7 +10,10 @@
 // "accuracy_failed" (true when out, dA or dC or its float64 reference holds NaN or Inf) and
 // "warnings" (one line per such tensor, naming it). "max_rel_err" and the backward's
 // "max_rel_err_da"/"max_rel_err_dc" are null when not computed (meta) or not finite (JSON has
-// no NaN or Inf; "accuracy_failed" tells the two apart).
+// no NaN or Inf; "accuracy_failed" tells the two apart). With TimelineInJson::Include, a run
+// that recorded its memory timeline (RunConfig::recordTimeline) carries it as "timeline"
+// (core/report/timeline_json.h; about 50 bytes per event written compact, so it is asked for:
+// `strategies --timeline`). core/report/report_load.h reads the report back.
 
 #include "core/report/strategies_report.h"
 
@@ -18,6 +21,9 @@
 
 namespace matmulviz {
 
-nlohmann::ordered_json toJson(const StrategiesReport& report);
+enum class TimelineInJson { Omit, Include };
+
+nlohmann::ordered_json toJson(const StrategiesReport& report,
+                              TimelineInJson timelines = TimelineInJson::Omit);
 
 }  // namespace matmulviz

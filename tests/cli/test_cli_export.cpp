@@ -1,6 +1,7 @@
 // matmulviz-cli export, end to end: the built executable runs through QProcess with no display
 // (DISPLAY and WAYLAND_DISPLAY removed, QT_QPA_PLATFORM unset: the command picks offscreen) and
-// writes non-empty PNG, SVG, PDF, CSV and JSON files; bad input exits 2 naming the argument.
+// writes non-empty PNG, SVG, PDF, CSV and JSON files; bad input exits 2 naming the argument;
+// `export --report FILE` draws a report that `strategies --json` wrote, and refuses a bad one.
 
 #include "tests/common/cli_process.h"
 
@@ -38,6 +39,9 @@ class TestCliExport : public QObject {
   void outRefusedBeforeAnyWork();
   void outCreatesItsParents();
   void cudaRunsOrSaysWhy();
+  void drawsAReport();
+  void refusesABadReport_data();
+  void refusesABadReport();
 };
 
 void TestCliExport::writesEveryFormat_data() {
@@ -195,6 +199,67 @@ void TestCliExport::cudaRunsOrSaysWhy() {
   QVERIFY2(QString::fromUtf8(r.err).contains("CUDA is not available"), qPrintable(r.describe()));
   QVERIFY2(!r.err.contains("[matmulviz]"), qPrintable(r.describe()));
   QVERIFY(QDir(tmp.path()).isEmpty());
+}
+
+void TestCliExport::drawsAReport() {
+  QTemporaryDir tmp;
+  const QString report = tmp.filePath("gpu-box.json"), out = tmp.filePath("charts");
+  const CliResult made =
+      runCli({"strategies", "--preset", "small", "--repeats", "1", "--strategies",
+              "strategy3,direct", "--json", report, "--timeline", tmp.filePath("trace.json")});
+  QVERIFY2(made.finished && made.exitCode == 0, qPrintable(made.describe()));
+  const CliResult r = runCli({"export", "--report", report, "--out", out, "--formats", "png,json"});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  // The same charts as for a run, the memory timelines from the report's recorded timeline.
+  for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "strategies-ranking",
+                           "memory-timeline-strategy3", "memory-timeline-direct"})
+    QVERIFY2(QFileInfo(out + "/" + name + ".png").size() > 1000, name);
+  QFile f(out + "/report.json");
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QJsonArray runs = QJsonDocument::fromJson(f.readAll()).object().value("runs").toArray();
+  QCOMPARE(runs.size(), 2);
+  QCOMPARE(runs[1].toObject().value("strategy").toString(), QStringLiteral("direct"));
+  QVERIFY(!runs[1].toObject().contains("timeline"));  // export's report.json stays small
+  QFile h(out + "/history.json");
+  QVERIFY(h.open(QIODevice::ReadOnly));
+  QVERIFY(h.readAll().contains("\"gpu-box.json\""));  // titled by the report's file name
+}
+
+void TestCliExport::refusesABadReport_data() {
+  QTest::addColumn<QByteArray>("bytes");
+  QTest::addColumn<QStringList>("extra");
+  QTest::addColumn<QString>("message");
+  QTest::newRow("empty") << QByteArray() << QStringList{}
+                         << "--report: 'r.json': the file is empty";
+  QTest::newRow("newer") << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 4}")
+                         << QStringList{} << "'r.json': the file is a report of version 4, newer";
+  QTest::newRow("python kind")
+      << QByteArray(
+             "{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"python\", "
+             "\"ops\": [], \"events\": {\"columns\": [\"kind\", \"id\", \"bytes\", "
+             "\"time_us\", \"allocated\", \"reserved\", \"op\"], \"kinds\": [], \"rows\": "
+             "[]}, \"allocations\": {\"columns\": [\"id\", \"label\", \"op\", "
+             "\"requested_bytes\", \"block_bytes\", \"pool\", \"frame\", \"alive\"], "
+             "\"rows\": []}}")
+      << QStringList{} << "'r.json': the file is a report of kind 'python'";
+  QTest::newRow("a run option") << QByteArray("{}") << QStringList{"--preset", "small"}
+                                << "--preset is not allowed with --report";
+}
+
+void TestCliExport::refusesABadReport() {
+  QFETCH(QByteArray, bytes);
+  QFETCH(QStringList, extra);
+  QFETCH(QString, message);
+  QTemporaryDir tmp;
+  QFile f(tmp.filePath("r.json"));
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(bytes);
+  f.close();
+  const QString out = tmp.filePath("charts");
+  const CliResult r = runCli(QStringList{"export", "--report", f.fileName(), "--out", out} + extra);
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+  QVERIFY(!QFileInfo::exists(out));  // refused before the folder is made
 }
 
 QTEST_GUILESS_MAIN(TestCliExport)

@@ -1,9 +1,11 @@
 // Fuzzes the PyTorch memory snapshot reader: any bytes as a snapshot file, parsed by the strict
 // pickle reader (core/io/pickle_reader.h) and converted (core/io/memory_snapshot.h). Every
 // failure must be a PickleError or a SnapshotError; anything else (a crash, a sanitizer report,
-// another exception) is a finding, and so is a snapshot that breaks the invariants checked here.
+// another exception) is a finding, and so is a snapshot that breaks the invariants checked here,
+// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does.
 #include "core/io/memory_snapshot.h"
 #include "core/io/pickle_reader.h"
+#include "core/io/snapshot_timeline.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,12 +33,27 @@ void check(const matmulviz::snapshot::MemorySnapshot& s) {
   if (s.stacks.empty() || !s.stacks[0].empty()) __builtin_trap();
 }
 
+/// Each device's timeline, as the app's Memory view reads it: counters never negative, every
+/// event's op and block listed.
+void checkTimelines(const matmulviz::snapshot::MemorySnapshot& s) {
+  for (const size_t d : matmulviz::snapshot::devicesWithMemory(s)) {
+    const matmulviz::MemoryTimeline t = matmulviz::snapshot::toMemoryTimeline(s, d);
+    for (const matmulviz::MemoryEvent& e : t.events)
+      if (e.after.allocatedBytes < 0 || e.after.reservedBytes < 0 || e.opId < 0 ||
+          static_cast<size_t>(e.opId) >= t.opNames.size() ||
+          e.allocationId >= static_cast<int64_t>(t.records.size()))
+        __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const matmulviz::pickle::Document doc = matmulviz::pickle::parse(std::span(data, size));
-    check(matmulviz::snapshot::toMemorySnapshot(doc));
+    const matmulviz::snapshot::MemorySnapshot s = matmulviz::snapshot::toMemorySnapshot(doc);
+    check(s);
+    checkTimelines(s);
   } catch (const matmulviz::pickle::PickleError&) {
     // A refused pickle, with a message: the expected outcome for most inputs.
   } catch (const matmulviz::snapshot::SnapshotError&) {

@@ -3,6 +3,7 @@
 #include "core/costmodel/cost_model.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
+#include "ui/widgets/file_loader.h"
 #include "ui/widgets/first_start_layout.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
@@ -50,6 +51,8 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   }
   history_ = new RunHistory(this);
   runner_ = new RunController(this);
+  loader_ = new FileLoader(this);
+  setAcceptDrops(true);
 
   panel_ = new ScenarioPanel;
   auto* scroll = new QScrollArea;
@@ -101,6 +104,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   buildStatusBar();
   buildMenus();
   wireRunner();
+  wireFileLoader();
   connect(panel_, &ScenarioPanel::kernelChanged, this, [this] {
     const Scenario s = panel_->scenario();
     kernelView_->setLaunch({s.kernel, s.kernelM, s.kernelK, s.kernelN, s.tpb, 0});
@@ -143,7 +147,10 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open preset file…"), QKeySequence::Open, this, &MainWindow::openPresetFile);
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openFileDialog);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  recentMenu_->setObjectName("recentFilesMenu");
+  rebuildRecentMenu();
   file->addAction(tr("&Export all charts…"), QKeySequence(tr("Ctrl+E")), this,
                   &MainWindow::exportAll);
   file->addSeparator();
@@ -283,14 +290,6 @@ void MainWindow::showView(View v) {
   tabs_->setCurrentIndex(int(v));
 }
 
-void MainWindow::openPresetFile() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open a preset"), QString(),
-                                                    tr("Preset (*.json);;All files (*)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!panel_->loadPresetFile(path, &error)) showError(error);
-}
-
 void MainWindow::exportAll() {
   if (!lastReport_) {
     showError(tr("Run the strategies first: there is nothing to export yet."));
@@ -308,6 +307,7 @@ void MainWindow::exportAll() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  loader_->cancel();
   if (runner_->isRunning()) {
     runner_->cancel();
     statusText_->setText(tr("Waiting for the current strategy to end…"));

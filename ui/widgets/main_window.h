@@ -3,8 +3,12 @@
 // Memory, Gradients, Multi-head), runs on a worker thread with progress and Cancel in the status
 // bar, classroom mode, and persistence (window layout and last scenario in QSettings, the run
 // history in a JSON file in the user's data folder, saved after every run and on exit).
+// Files open through File > Open (Ctrl+O), File > Open Recent, drag and drop and the command
+// line (main_window_open.cpp): a report's runs join the history and the views, a PyTorch
+// snapshot shows in the Memory view, a preset fills the scenario panel.
 
 #include "core/report/strategies_report.h"
+#include "ui/models/open_file.h"
 #include "ui/models/scenario.h"
 
 #include <QMainWindow>
@@ -13,6 +17,9 @@
 #include <optional>
 
 class QAction;
+class QDragEnterEvent;
+class QDropEvent;
+class QMenu;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -20,6 +27,7 @@ class QTabWidget;
 
 namespace matmulviz::ui {
 
+class FileLoader;
 class GradientsView;
 class KernelView;
 class LadderView;
@@ -54,19 +62,30 @@ class MainWindow : public QMainWindow {
   LadderView* ladderView() const { return ladderView_; }
   RunController* runController() const { return runner_; }
   RunHistory* history() const { return history_; }
+  FileLoader* fileLoader() const { return loader_; }
+  /// The files opened last, most recent first (QSettings "recentFiles"; at most 8).
+  QStringList recentFiles() const;
   /// The message of the last failed run ("" when the last run succeeded).
   QString lastError() const;
 
  public slots:
   void runStrategies();
   void cancelRun();
-  void openPresetFile();
+  /// Asks for files (reports, presets, PyTorch snapshots) and opens them.
+  void openFileDialog();
+  /// Opens `paths` in order, each read on a worker thread (FileLoader): a report's runs join
+  /// the run history and show in the Strategies and Memory views (the last one opened), a
+  /// snapshot shows in the Memory view, a preset fills the scenario panel. A file that cannot be
+  /// opened shows a message box naming the file and the problem; nothing already open changes.
+  void openFiles(const QStringList& paths);
   void exportAll();
   /// Shows `message` above the views (wrapped: a long message never widens the window).
   void showError(const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void buildMenus();
@@ -79,6 +98,11 @@ class MainWindow : public QMainWindow {
   void restoreSession();
   void saveSession();
   void saveHistory();
+  void wireFileLoader();
+  void onFileLoaded(const OpenedFile& file);
+  void onOpenFailed(const QString& path, const QString& message);
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
   void startLesson(int lesson);
   /// Back to the scenario the user had before the first lesson (a lesson's is temporary).
   void leaveLesson();
@@ -93,6 +117,8 @@ class MainWindow : public QMainWindow {
   LadderView* ladderView_ = nullptr;
   RunController* runner_ = nullptr;
   RunHistory* history_ = nullptr;
+  FileLoader* loader_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* statusText_ = nullptr;
   QProgressBar* progress_ = nullptr;

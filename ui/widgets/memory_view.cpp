@@ -1,7 +1,7 @@
 #include "ui/widgets/memory_view.h"
-#include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
+#include "core/util/format_units.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
 
@@ -10,11 +10,21 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 namespace matmulviz::ui {
+
+namespace {
+
+QString sizeText(int64_t bytes) {
+  return QString::fromStdString(formatSize(bytes));
+}
+
+}  // namespace
 
 MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -26,7 +36,8 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   summary_->setObjectName("memorySummary");
   summary_->setWordWrap(true);  // a long header wraps rather than widening the window
   summary_->setMinimumWidth(200);
-  row->addWidget(new QLabel(tr("Strategy")));
+  chooserLabel_ = new QLabel(tr("Strategy"));
+  row->addWidget(chooserLabel_);
   row->addWidget(strategy_);
   row->addSpacing(12);
   row->addWidget(summary_, 1);
@@ -57,7 +68,19 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   split->setChildrenCollapsible(false);
   split->setSizes({3000, 1000});  // 3:1 of whatever height the view gets, the chart first
   table_->setMinimumHeight(100);
-  layout->addWidget(split, 1);
+  reportSummary_ = new QLabel;
+  reportSummary_->setObjectName("memoryReportSummary");
+  reportSummary_->setWordWrap(true);
+  reportSummary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  reportSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reportSummary_->setMargin(8);
+  auto* summaryScroll = new QScrollArea;
+  summaryScroll->setWidget(reportSummary_);
+  summaryScroll->setWidgetResizable(true);
+  pages_ = new QStackedWidget;
+  pages_->addWidget(split);
+  pages_->addWidget(summaryScroll);
+  layout->addWidget(pages_, 1);
   connect(scale_, &QCheckBox::toggled, chart_, &MemoryTimelineChart::setScaleToAllocated);
   connect(chart_, &MemoryTimelineChart::scaleToAllocatedChanged, scale_, &QCheckBox::setChecked);
   connect(strategy_, &QComboBox::activated, this,
@@ -65,48 +88,119 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
 }
 
 void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
+  owner_ = report;
   report_ = std::move(report);
+  sources_.clear();
+  if (report_)
+    for (const StrategyRun& r : report_->runs)
+      if (!r.timeline.events.empty())
+        sources_.append({QString::fromStdString(r.strategy), &r.timeline, r.peak.allocatedBytes,
+                         r.current.allocatedBytes});
+  offer(tr("Strategy"), tr("No timeline in this report."));
+  if (sources_.isEmpty() && report_ && !report_->runs.empty()) showReportSummary();
+}
+
+void MemoryView::setTimelines(const QString& fileName, const QString& chooserLabel,
+                              std::shared_ptr<const std::vector<NamedTimeline>> timelines,
+                              const QString& note) {
+  owner_ = timelines;
+  report_.reset();
+  note_ = note;
+  sources_.clear();
+  if (timelines)
+    for (const NamedTimeline& d : *timelines) {
+      qint64 peak = 0;
+      for (const MemoryEvent& e : d.timeline.events)
+        peak = std::max<qint64>(peak, e.after.allocatedBytes);
+      sources_.append({d.name, &d.timeline, peak, -1});
+    }
+  offer(chooserLabel, tr("%1 holds no memory events.").arg(fileName));
+  if (!sources_.isEmpty()) summary_->setText(tr("%1, %2").arg(fileName, summary_->text()));
+}
+
+void MemoryView::offer(const QString& chooserLabel, const QString& noTimeline) {
+  chooserLabel_->setText(chooserLabel);
   strategy_->clear();
-  if (!report_) return;
-  QString largest;
-  int64_t largestPeak = -1;
-  for (const StrategyRun& r : report_->runs) {
-    if (r.timeline.events.empty()) continue;
-    const QString name = QString::fromStdString(r.strategy);
-    strategy_->addItem(name);
-    if (r.peak.allocatedBytes > largestPeak) largestPeak = r.peak.allocatedBytes, largest = name;
+  pages_->setCurrentIndex(0);
+  reportSummary_->clear();
+  const Source* largest = nullptr;
+  for (const Source& s : sources_) {
+    strategy_->addItem(s.name);
+    if (!largest || s.peakBytes > largest->peakBytes) largest = &s;
   }
-  if (!largest.isEmpty()) {
-    strategy_->setCurrentText(largest);
-    showStrategy(largest);
+  strategy_->setEnabled(largest != nullptr);
+  scale_->setEnabled(largest != nullptr);
+  if (largest) {
+    strategy_->setCurrentText(largest->name);
+    showStrategy(largest->name);
   } else {
     model_->clear();
-    summary_->setText(tr("No timeline in this report."));
+    summary_->setText(noTimeline);
   }
 }
 
-bool MemoryView::showStrategy(const QString& strategy) {
-  if (!report_) return false;
+void MemoryView::showReportSummary() {
+  QString html =
+      tr("<p>This report has no memory timeline: it holds each strategy's counters "
+         "and what stays alive. Write the timeline into the report with <code>"
+         "matmulviz-cli strategies --json FILE --timeline TRACE</code>.</p>");
+  html +=
+      tr("<table cellpadding='4'><tr><th align='left'>strategy</th><th align='right'>maxMem "
+         "(peak allocated)</th><th align='right'>curMem (after the statement)</th>"
+         "<th align='left'>kept alive, and why</th></tr>");
   for (const StrategyRun& r : report_->runs) {
-    if (QString::fromStdString(r.strategy) != strategy || r.timeline.events.empty()) continue;
-    model_->setTimeline(r.timeline, strategy);
+    QStringList kept;
+    for (const KeptAlive& k : r.keptAlive)
+      kept << tr("%1 %2%3").arg(
+          QString::fromStdString(k.label).toHtmlEscaped(), sizeText(k.bytes),
+          k.why.empty() ? QString() : ": " + QString::fromStdString(k.why).toHtmlEscaped());
+    const QString name = QString::fromStdString(r.strategy).toHtmlEscaped();
+    html += r.ok ? tr("<tr><td>%1</td><td align='right'>%2</td><td align='right'>%3</td>"
+                      "<td>%4</td></tr>")
+                       .arg(name, sizeText(r.peak.allocatedBytes),
+                            sizeText(r.current.allocatedBytes), kept.join("<br>"))
+                 : tr("<tr><td>%1</td><td colspan='3'>failed: %2</td></tr>")
+                       .arg(name, QString::fromStdString(r.error).toHtmlEscaped());
+  }
+  reportSummary_->setText(html + "</table>");
+  pages_->setCurrentIndex(1);
+  summary_->setText(tr("No timeline in this report: its memory per strategy is below."));
+}
+
+bool MemoryView::showStrategy(const QString& name) {
+  for (const Source& s : sources_) {
+    if (s.name != name) continue;
+    model_->setTimeline(*s.timeline, name);
+    pages_->setCurrentIndex(0);
     // One peak, the model's, as the chart marks it; maxMem (the statement's peak) beside it
     // only when backward went higher.
     QString text = tr("%1: %2 events; peak allocated %3")
-                       .arg(strategy)
+                       .arg(name)
                        .arg(model_->eventCount())
                        .arg(model_->peakText());
+    if (s.currentBytes < 0) {  // an opened timeline: a snapshot's device, a Python run
+      summary_->setText(text + ". " + note_ +
+                        tr(" Drag to pan, wheel to zoom, hover for details."));
+      return true;
+    }
     if (model_->statementPeakEvent() != model_->peakEvent())
       text += tr("; maxMem of the statement %1 at event %2")
-                  .arg(QString::fromStdString(formatSize(model_->statementPeakBytes())))
+                  .arg(sizeText(model_->statementPeakBytes()))
                   .arg(model_->statementPeakEvent());
-    summary_->setText(text +
-                      tr("; curMem after the statement %1. Drag to pan, wheel to zoom, "
-                         "hover for details.")
-                          .arg(QString::fromStdString(formatSize(r.current.allocatedBytes))));
+    summary_->setText(text + tr("; curMem after the statement %1. Drag to pan, wheel to zoom, "
+                                "hover for details.")
+                                 .arg(sizeText(s.currentBytes)));
     return true;
   }
   return false;
+}
+
+bool MemoryView::hasTimeline() const {
+  return pages_->currentIndex() == 0 && model_->eventCount() > 0;
+}
+
+QString MemoryView::summaryText() const {
+  return pages_->currentIndex() == 1 ? reportSummary_->text() : QString();
 }
 
 void MemoryView::setPresentationMode(bool on) {

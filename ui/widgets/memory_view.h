@@ -3,9 +3,14 @@
 // requested and reserved as lines, the peak marked; hover for the event, its op and why the
 // block is alive; zoom and pan; "scale to allocated") above the table of every allocator event.
 // The header names the same peak as the chart (MemoryTimelineModel::peakText).
+// It shows a run made here, an opened report (a report without a timeline shows each
+// strategy's curMem, maxMem and what stays alive and why, from the report), or one device of an
+// opened PyTorch memory snapshot.
 
 #include "core/report/strategies_report.h"
+#include "ui/models/open_file.h"
 
+#include <QVector>
 #include <QWidget>
 
 #include <memory>
@@ -13,6 +18,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QStackedWidget;
 class QTableView;
 
 namespace matmulviz::ui {
@@ -26,20 +32,48 @@ class MemoryView : public QWidget {
   explicit MemoryView(QWidget* parent = nullptr);
 
   /// Offers the report's strategies that recorded a timeline and shows the one with the
-  /// largest peak (the most instructive).
+  /// largest peak (the most instructive). Without any timeline, shows the report's memory
+  /// summary instead (hasTimeline() is then false).
   void setReport(std::shared_ptr<const StrategiesReport> report);
-  /// Shows the timeline of `strategy` from the current report; false when it has none.
-  bool showStrategy(const QString& strategy);
+  /// Offers `timelines` (a PyTorch snapshot's devices, a Python run) opened from `fileName`
+  /// under `chooserLabel` ("Device", "Script") and shows the one with the largest peak; `note`
+  /// follows the peak in the header.
+  void setTimelines(const QString& fileName, const QString& chooserLabel,
+                    std::shared_ptr<const std::vector<NamedTimeline>> timelines,
+                    const QString& note);
+  /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
+  /// when there is none of that name.
+  bool showStrategy(const QString& name);
   void setPresentationMode(bool on);
+  /// True when a timeline is shown (not the summary of a report without one).
+  bool hasTimeline() const;
+  /// The text shown for a report without a timeline (empty otherwise).
+  QString summaryText() const;
 
   MemoryTimelineChart* chart() const { return chart_; }
   MemoryTimelineModel* model() const { return model_; }
 
  private:
+  /// One timeline the view can show; `timeline` lives as long as `owner_`.
+  struct Source {
+    QString name;
+    const MemoryTimeline* timeline = nullptr;
+    qint64 peakBytes = 0;
+    qint64 currentBytes = -1;  ///< curMem after the statement; -1 for an opened timeline
+  };
+  void offer(const QString& chooserLabel, const QString& noTimeline);
+  void showReportSummary();
+
+  std::shared_ptr<const void> owner_;  ///< the report or the snapshot's devices
   std::shared_ptr<const StrategiesReport> report_;
+  QString note_;  ///< setTimelines' note
+  QVector<Source> sources_;
+  QLabel* chooserLabel_ = nullptr;
   QComboBox* strategy_ = nullptr;
   QLabel* summary_ = nullptr;
   QCheckBox* scale_ = nullptr;
+  QStackedWidget* pages_ = nullptr;
+  QLabel* reportSummary_ = nullptr;
   MemoryTimelineChart* chart_ = nullptr;
   MemoryTimelineModel* model_ = nullptr;
   QTableView* table_ = nullptr;

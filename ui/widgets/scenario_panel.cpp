@@ -305,14 +305,16 @@ bool ScenarioPanel::selectPreset(const QString& name) {
 
 bool ScenarioPanel::loadPresetFile(const QString& path, QString* error) {
   QFile file(path);
+  const QFileInfo info(path);
   if (!file.open(QIODevice::ReadOnly)) {
-    if (error) *error = tr("%1: cannot be read: %2").arg(path, file.errorString());
+    if (error) *error = tr("%1: cannot be read: %2").arg(info.fileName(), file.errorString());
     return false;
   }
   try {
+    // Messages name the file without its folder.
     const Preset p =
-        parsePreset(file.readAll().toStdString(), QFileInfo(path).completeBaseName().toStdString(),
-                    path.toStdString());
+        parsePreset(file.readAll().toStdString(), info.completeBaseName().toStdString(),
+                    info.fileName().toStdString());
     setScenario(Scenario::fromPreset(p));
     return true;
   } catch (const std::exception& e) {

@@ -29,7 +29,8 @@ class ScenarioPanel : public QWidget {
   /// Shows a kernel launch in the kernel fields without emitting kernelChanged.
   void setKernelLaunch(const QString& kernel, int m, int k, int n, int tpb);
   /// Loads a preset JSON file; on a parse error returns false with a message naming the file
-  /// and the line ("x.json:3: ..."), leaving the fields as they were.
+  /// (its name, without the folder) and the line ("x.json:3: ..."), leaving the fields as they
+  /// were.
   bool loadPresetFile(const QString& path, QString* error);
   /// Selects the embedded preset `name` ("seed000", "small", ...); false when unknown.
   bool selectPreset(const QString& name);

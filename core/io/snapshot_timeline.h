@@ -1,0 +1,38 @@
+#pragma once
+// A PyTorch memory snapshot's trace as a matmulviz memory timeline (core/report/
+// strategies_report.h MemoryTimeline), so that the Memory view draws it as it draws a run:
+// active memory over time, the peak marked, every event in the table. Qt-free.
+//
+// As PyTorch's viewer (memory_viz "Active Memory Timeline") reads a trace:
+//  - 'alloc' adds a block, 'free_completed' removes it ('free_requested' only marks it pending:
+//    the memory is still in use until it completes);
+//  - blocks alive before the recording started are placed at time 0: those freed during the
+//    trace without an 'alloc' in it (their allocation fell out of the ring buffer), and the
+//    segments' active blocks at the snapshot that the trace never allocated;
+//  - 'segment_alloc'/'segment_map' add to reserved, 'segment_free'/'segment_unmap' subtract;
+//    what the segments held at the start (reserved at the snapshot minus the trace's net change)
+//    is one segment event at time 0; 'oom' is kept with the requested size; 'snapshot' is skipped.
+// Times are microseconds since the first event (time_us, PyTorch 2.2 and later); a trace without
+// times (2.0, 2.1) uses the event's index as its time. Each block's label is its innermost frame
+// ("train.py:42"), its op the frame's function, its category "other".
+
+#include "core/io/memory_snapshot.h"
+#include "core/report/strategies_report.h"
+
+#include <cstddef>
+
+namespace matmulviz::snapshot {
+
+/// The timeline of device `device` (an index of snapshot.traces; a device without a trace gives
+/// only its blocks alive at time 0). Sizes in bytes. Never throws for a snapshot that
+/// readMemorySnapshot accepted; an 'alloc' at an address still alive first ends the earlier
+/// block (its 'free_completed' is missing from the trace).
+MemoryTimeline toMemoryTimeline(const MemorySnapshot& snapshot, size_t device);
+
+/// The devices worth showing: those with trace events or segments, in index order, at most
+/// kMaxDevices of them (a process sees a few GPUs; the bound keeps a crafted file with a million
+/// one-segment devices from costing a million passes over its segments).
+constexpr size_t kMaxDevices = 64;
+std::vector<size_t> devicesWithMemory(const MemorySnapshot& snapshot);
+
+}  // namespace matmulviz::snapshot

@@ -1,0 +1,49 @@
+#pragma once
+// Reads a matmulviz report file back into the structs the runner produces, so that a report
+// written on another machine (`matmulviz-cli strategies --json r.json`) shows in the app and
+// renders with `matmulviz-cli export --report` exactly as a run made here. Qt-free.
+//
+// The envelope (docs/report-format.md) is checked first: "format" must be "matmulviz-report",
+// "version" must be kReportVersion, and "kind" must be one this reader turns into a report:
+// "strategies" (a StrategiesReport) or "python" (a PythonRun, core/report/python_report.h).
+// Everything it reads is checked: types, sizes >= 0, whole numbers in range. Keys this reader does
+// not know are skipped and listed in LoadedReport::ignored.
+
+#include "core/report/json_reader.h"
+#include "core/report/python_report.h"
+#include "core/report/strategies_report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace matmulviz {
+
+/// The report schema version this build writes and reads.
+constexpr int kReportVersion = 1;
+
+struct LoadedReport {
+  std::string kind;                 ///< the envelope's "kind": "strategies" or "python"
+  StrategiesReport report;          ///< kind "strategies"
+  std::optional<PythonRun> python;  ///< kind "python"
+  /// Key paths present in the file that this reader does not know ("runs[0].predicted"),
+  /// skipped; for a note beside the opened report, never an error.
+  std::vector<std::string> ignored;
+};
+
+/// Parses `text`, the contents of a report file named `file` (named in every message). Throws
+/// ReportLoadError ("'<file>': <problem>") for an empty or truncated document, text that is not
+/// JSON, a document without the matmulviz envelope, a version other than kReportVersion (the
+/// message names both versions), a kind it cannot show (named), a missing or
+/// mistyped key, a negative size or time, or an unknown dtype, device or backward status.
+LoadedReport parseReport(const std::string& text, const std::string& file);
+
+/// Reads the report file at `path`; messages name the file by its name without its folder.
+/// Throws ReportLoadError as parseReport, and when the file cannot be read.
+LoadedReport readReportFile(const std::string& path);
+
+/// True when `bytes` (the start of a file) looks like a matmulviz report: a JSON object whose
+/// text contains "matmulviz-report" near the start. For choosing a loader, not for validation.
+bool looksLikeReport(const std::string& bytes);
+
+}  // namespace matmulviz

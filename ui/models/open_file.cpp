@@ -1,0 +1,104 @@
+#include "ui/models/open_file.h"
+
+#include "core/io/memory_snapshot.h"
+#include "core/io/snapshot_timeline.h"
+#include "core/report/report_load.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include <stdexcept>
+
+namespace matmulviz::ui {
+
+namespace {
+
+std::runtime_error problem(const QString& fileName, const QString& what) {
+  return std::runtime_error(("'" + fileName + "': " + what).toStdString());
+}
+
+/// The snapshot's devices with memory, each as a timeline.
+std::shared_ptr<const std::vector<NamedTimeline>> snapshotTimelines(
+    const snapshot::MemorySnapshot& s) {
+  auto devices = std::make_shared<std::vector<NamedTimeline>>();
+  for (const size_t d : snapshot::devicesWithMemory(s))
+    devices->push_back({QStringLiteral("cuda:%1").arg(d), snapshot::toMemoryTimeline(s, d)});
+  return devices;
+}
+
+/// A Python run's report as one timeline named after its script.
+void pythonTimeline(PythonRun& run, OpenedFile& out) {
+  QString name = QFileInfo(QString::fromStdString(run.script)).fileName();
+  if (name.isEmpty()) name = QStringLiteral("matmulviz.record");
+  out.eventCount = run.timeline.events.size();
+  out.note = QStringLiteral("Each block is labelled with the line of the script that made it.");
+  if (!run.complete)
+    out.note += QStringLiteral(" The script raised: the timeline covers what ran.");
+  out.timelines = std::make_shared<const std::vector<NamedTimeline>>(
+      std::vector<NamedTimeline>{{name, std::move(run.timeline)}});
+}
+
+}  // namespace
+
+FileKind detectFileKind(const QByteArray& head) {
+  if (!head.isEmpty() && static_cast<unsigned char>(head[0]) == 0x80) return FileKind::Snapshot;
+  const QByteArray text = head.trimmed();
+  if (!text.startsWith('{')) return FileKind::Unknown;
+  return text.contains("\"matmulviz-report\"") ? FileKind::Report : FileKind::Preset;
+}
+
+OpenedFile loadFile(const QString& path, const std::function<void(double)>& progress,
+                    const std::atomic<bool>* cancel) {
+  OpenedFile out;
+  out.path = path;
+  out.fileName = QFileInfo(path).fileName();
+  QFile file(path);
+  if (!QFileInfo(path).isFile() || !file.open(QIODevice::ReadOnly))
+    throw problem(out.fileName, QStringLiteral("the file cannot be opened (%1)")
+                                    .arg(QFileInfo::exists(path) ? QStringLiteral("not readable")
+                                                                 : QStringLiteral("not found")));
+  out.kind = detectFileKind(file.peek(4096));
+  if (file.size() == 0) throw problem(out.fileName, QStringLiteral("the file is empty"));
+  switch (out.kind) {
+    case FileKind::Report: {
+      LoadedReport loaded = parseReport(file.readAll().toStdString(), out.fileName.toStdString());
+      for (const std::string& k : loaded.ignored) out.ignoredKeys << QString::fromStdString(k);
+      if (loaded.python)
+        pythonTimeline(*loaded.python, out);
+      else
+        out.report = std::make_shared<const StrategiesReport>(std::move(loaded.report));
+      break;
+    }
+    case FileKind::Snapshot: {
+      file.close();
+      snapshot::LoadOptions options;
+      if (progress)
+        options.progress = [&](uint64_t done, uint64_t total) {
+          progress(total ? double(done) / double(total) : 1.0);
+        };
+      options.cancel = cancel;
+      try {
+        const snapshot::MemorySnapshot s =
+            snapshot::readMemorySnapshot(path.toStdString(), options);
+        out.eventCount = s.eventCount();
+        out.timelines = snapshotTimelines(s);
+        out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
+      } catch (const snapshot::SnapshotError& e) {
+        // Its message names the file as it was given: say it again with the name alone.
+        const QString what = QString::fromStdString(e.what());
+        const QString prefix = "'" + path + "': ";
+        throw problem(out.fileName, what.startsWith(prefix) ? what.mid(prefix.size()) : what);
+      }
+      break;
+    }
+    case FileKind::Preset:
+      break;
+    case FileKind::Unknown:
+      throw problem(out.fileName,
+                    QStringLiteral("not a matmulviz report, a preset or a PyTorch memory "
+                                   "snapshot (it starts with neither '{' nor a pickle header)"));
+  }
+  return out;
+}
+
+}  // namespace matmulviz::ui

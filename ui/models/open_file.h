@@ -1,0 +1,62 @@
+#pragma once
+// What File > Open, drag and drop and `matmulviz FILE...` read: a matmulviz report, a PyTorch
+// memory snapshot or a preset, told apart by their first bytes, and loaded by one function that
+// runs on a worker thread (no Qt GUI types; the snapshot's progress and cancel pass through).
+// A file that cannot be opened gives a message naming the file (its name, never its folder) and
+// the problem; nothing is half-loaded.
+
+#include "core/report/strategies_report.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace matmulviz::ui {
+
+enum class FileKind {
+  Report,    ///< a JSON document with the matmulviz report envelope
+  Snapshot,  ///< a pickle (torch.cuda.memory._dump_snapshot)
+  Preset,    ///< any other JSON object: a scenario preset
+  Unknown,   ///< none of these (empty, or neither JSON nor a pickle)
+};
+
+/// The kind of a file whose first bytes are `head` (a few KiB are enough): a pickle starts with
+/// the PROTO opcode 0x80; a report is a JSON object naming "matmulviz-report"; any other text
+/// starting with '{' is taken as a preset.
+FileKind detectFileKind(const QByteArray& head);
+
+/// A memory timeline with the name the Memory view offers it under.
+struct NamedTimeline {
+  QString name;  ///< a snapshot's device ("cuda:0"), a Python run's script ("train.py")
+  MemoryTimeline timeline;
+};
+
+/// A file read by loadFile: `report` is set for a strategies report, `timelines` for a Python
+/// run's report (one) and a snapshot (one per device), neither for a preset (the scenario panel
+/// reads presets itself, on the GUI thread: they are a few hundred bytes).
+struct OpenedFile {
+  QString path;
+  QString fileName;  ///< the name without its folder, for titles and messages
+  FileKind kind = FileKind::Unknown;
+  std::shared_ptr<const StrategiesReport> report;
+  QStringList ignoredKeys;  ///< keys of the report this build does not know (skipped)
+  std::shared_ptr<const std::vector<NamedTimeline>> timelines;
+  size_t eventCount = 0;  ///< events over all timelines
+  /// What the Memory view says about the timelines ("blocks alive before the recording started
+  /// are at time 0", "the script raised: ...").
+  QString note;
+};
+
+/// Reads the file at `path`. `progress(fraction in [0, 1])` is called on the calling thread
+/// while a snapshot is parsed; `cancel`, when it becomes true, stops a snapshot's parse.
+/// Throws std::runtime_error whose what() is "'<name>': <problem>" for a file that cannot be
+/// read, an unknown kind, and everything the report and snapshot loaders refuse; throws
+/// pickle::Cancelled when cancelled.
+OpenedFile loadFile(const QString& path, const std::function<void(double)>& progress = {},
+                    const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace matmulviz::ui
