@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -64,6 +65,12 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void MappedFile::releaseBefore(size_t offset) const {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t bytes = std::min(offset, size_) / page * page;
+  if (data_ && bytes > 0) ::madvise(const_cast<uint8_t*>(data_), bytes, MADV_DONTNEED);
 }
 
 }  // namespace matmulviz

@@ -28,6 +28,10 @@ class MappedFile {
   /// The file's bytes; valid while this object lives.
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  /// Drops the mapped pages below byte `offset` from this process's memory (madvise
+  /// MADV_DONTNEED): a reader that went past them keeps its resident size down, and a later
+  /// read of them loads them from the file again. Best effort: never fails.
+  void releaseBefore(size_t offset) const;
 
  private:
   std::string path_;

@@ -41,6 +41,9 @@ class Parser {
  public:
   Parser(std::span<const uint8_t> in, const ParseOptions& options) : in_(in), options_(options) {
     doc_.input_ = in;
+    // Address space only: pages are touched as the memo fills (a memo entry takes at least 2
+    // bytes of input), and growing by copies would touch twice as many.
+    memo_.reserve(in.size() / 2);
   }
 
   Document run() {
@@ -72,6 +75,11 @@ class Parser {
   std::vector<size_t> marks_;  // stack sizes at each open MARK
   std::vector<Value> memo_;    // indices 0..size-1, as Python's pickler numbers them
   std::unordered_map<uint64_t, Value> sparseMemo_;  // indices above memo_.size()
+  // By container: its memo index + 1, kNoMemo, kPinned (memoized twice: never reused) or kFree
+  // (taken by ParseOptions::takeItems: its slot is in freeSlots_).
+  static constexpr uint64_t kNoMemo = 0, kPinned = UINT64_MAX, kFree = UINT64_MAX - 1;
+  std::vector<uint64_t> memoOf_;
+  std::vector<uint32_t> freeSlots_;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw PickleError("byte " + std::to_string(opStart_) + ": " + what);
@@ -127,11 +135,20 @@ class Parser {
     return doc_.containers_[stack_[index].container];
   }
 
+  // A slot freed by taken() is reused (with its capacity: the next record dict needs as much).
   Value newContainer(Kind kind, std::vector<Value> items = {}) {
     Value v;
     v.kind = kind;
+    if (!freeSlots_.empty()) {
+      v.container = freeSlots_.back();
+      freeSlots_.pop_back();
+      if (!items.empty()) doc_.containers_[v.container] = std::move(items);
+      memoOf_[v.container] = kNoMemo;
+      return v;
+    }
     v.container = static_cast<uint32_t>(doc_.containers_.size());
     doc_.containers_.push_back(std::move(items));
+    memoOf_.push_back(kNoMemo);
     return v;
   }
 
@@ -150,6 +167,9 @@ class Parser {
   void pushFloat();
   void pushString(uint64_t length);
   void moveItems(size_t start, std::vector<Value>& into);
+  /// Offers `items` to ParseOptions::takeItems; true when taken (their containers emptied).
+  bool taken(const Value& list, std::span<const Value> items);
+  void forget(uint64_t index, const Value& v);
   void tuple(size_t start);
   void put(uint64_t index);
   void get(uint64_t index);
@@ -255,6 +275,37 @@ void Parser::moveItems(size_t start, std::vector<Value>& into) {
   stack_.resize(start);
 }
 
+// Taken containers are emptied; one memoized once has its memo entry replaced by None and its
+// slot reused, so that a list of ten million records needs no ten million slots.
+bool Parser::taken(const Value& list, std::span<const Value> items) {
+  if (!options_.takeItems || items.empty() || !options_.takeItems(doc_, list, items)) return false;
+  for (const Value& v : items) {
+    if (!v.isContainer() || memoOf_[v.container] == kFree) continue;
+    std::vector<Value>& c = doc_.containers_[v.container];
+    uint64_t& memo = memoOf_[v.container];
+    if (memo == kPinned) {
+      std::vector<Value>().swap(c);
+      continue;
+    }
+    c.clear();
+    if (memo != kNoMemo) forget(memo - 1, v);
+    memo = kFree;
+    freeSlots_.push_back(v.container);
+  }
+  return true;
+}
+
+// Replaces the memo entry `index` by None when it still holds the container `v`.
+void Parser::forget(uint64_t index, const Value& v) {
+  Value* entry = nullptr;
+  if (index < memo_.size()) {
+    entry = &memo_[index];
+  } else if (const auto it = sparseMemo_.find(index); it != sparseMemo_.end()) {
+    entry = &it->second;
+  }
+  if (entry && entry->isContainer() && entry->container == v.container) *entry = Value{};
+}
+
 void Parser::tuple(size_t start) {
   std::vector<Value> items(stack_.begin() + static_cast<std::ptrdiff_t>(start), stack_.end());
   stack_.resize(start);
@@ -290,12 +341,18 @@ bool Parser::containerOp(uint8_t op) {
       return true;
     case APPEND: {
       const Value v = pop();
-      target(stack_.size() - 1, Kind::List).push_back(v);
+      std::vector<Value>& list = target(stack_.size() - 1, Kind::List);
+      if (!taken(stack_.back(), {&v, 1})) list.push_back(v);
       return true;
     }
     case APPENDS: {
       const size_t start = popMark();
-      moveItems(start, target(start - 1, Kind::List));
+      std::vector<Value>& list = target(start - 1, Kind::List);
+      const std::span<const Value> items(stack_.data() + start, stack_.size() - start);
+      if (taken(stack_[start - 1], items))
+        stack_.resize(start);
+      else
+        moveItems(start, list);
       return true;
     }
     case SETITEM: {
@@ -344,6 +401,10 @@ bool Parser::memoOp(uint8_t op) {
 void Parser::put(uint64_t index) {
   if (stack_.size() <= base()) fail(std::string(opcodeName(in_[opStart_])) + ": stack empty");
   const Value& v = stack_.back();
+  if (v.isContainer()) {
+    uint64_t& memo = memoOf_[v.container];
+    memo = memo == kNoMemo ? index + 1 : kPinned;
+  }
   if (index < memo_.size()) {
     memo_[index] = v;
   } else if (index == memo_.size()) {
@@ -382,7 +443,12 @@ Document parse(std::span<const uint8_t> bytes, const ParseOptions& options) {
 PickleFile readPickleFile(const std::string& path, const ParseOptions& options) {
   try {
     MappedFile file(path);
-    Document doc = parse(file.bytes(), options);
+    ParseOptions releasing = options;  // the pages parsed so far leave the resident set
+    releasing.progress = [&](uint64_t done, uint64_t total) {
+      file.releaseBefore(done);
+      if (options.progress) options.progress(done, total);
+    };
+    Document doc = parse(file.bytes(), releasing);
     return PickleFile{std::move(file), std::move(doc)};
   } catch (const PickleError& e) {
     throw PickleError("'" + path + "': " + e.what());

@@ -53,6 +53,15 @@ struct ParseOptions {
   /// When set and it becomes true, the parse stops by throwing Cancelled (checked about every
   /// 4 MiB of input).
   const std::atomic<bool>* cancel = nullptr;
+  /// Called by APPEND and APPENDS with the list and the items about to be appended to it, and
+  /// the document as built so far (every container made before the items is complete). When it
+  /// returns true the items are the caller's: the list stays as it was, and each item that is a
+  /// container is emptied; one memoized once (as Python's pickler writes every container) has
+  /// its memo entry set to None and its slot in the document reused for later containers.
+  /// A reader of a long list of records (a memory snapshot's trace) converts them as they are
+  /// parsed instead of holding the whole tree. Exceptions it throws end the parse.
+  std::function<bool(const Document& doc, const Value& list, std::span<const Value> items)>
+      takeItems;
 };
 
 /// Parses one pickle that fills `bytes` exactly (bytes after STOP are refused). The Document's
