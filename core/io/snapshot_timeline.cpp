@@ -16,12 +16,6 @@ bool isActive(BlockState s) {
   return s != BlockState::Inactive;
 }
 
-/// A block alive before the trace began (placed at time 0).
-struct Initial {
-  int64_t addr = 0, size = 0, requested = 0;
-  StackId stack = 0;
-};
-
 class Builder {
  public:
   explicit Builder(const MemorySnapshot& s) : s_(s) {}
@@ -29,8 +23,6 @@ class Builder {
   MemoryTimeline build(size_t device);
 
  private:
-  std::vector<Initial> initialBlocks(const DeviceTrace* trace, size_t device) const;
-  int64_t reservedAtStart(const DeviceTrace* trace, size_t device) const;
   void traceEvent(const DeviceTrace& trace, size_t x, double timeUs);
   int32_t op(StackId stack);
   std::string label(StackId stack, int64_t addr) const;
@@ -46,44 +38,6 @@ class Builder {
   std::unordered_map<int64_t, size_t> live_;  // address -> index in t_.records
   MemoryCounters now_;
 };
-
-std::vector<Initial> Builder::initialBlocks(const DeviceTrace* trace, size_t device) const {
-  std::vector<Initial> out;
-  std::unordered_set<int64_t> alive, seen;
-  for (size_t x = 0; trace && x < trace->count(); ++x) {
-    const int64_t addr = trace->addr[x];
-    if (trace->action[x] == TraceAction::Alloc) {
-      alive.insert(addr);
-    } else if (trace->action[x] == TraceAction::FreeCompleted && !alive.erase(addr)) {
-      out.push_back({addr, trace->size[x], trace->size[x], trace->stack[x]});  // freed, never
-      seen.insert(addr);                                                       // allocated here
-    }
-  }
-  for (const Segment& seg : s_.segments) {
-    if (seg.device != static_cast<int64_t>(device)) continue;
-    for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
-      const Block& block = s_.blocks[b];
-      if (isActive(block.state) && !alive.contains(block.address) && !seen.contains(block.address))
-        out.push_back({block.address, block.size, block.requestedSize, block.stack});
-    }
-  }
-  return out;
-}
-
-int64_t Builder::reservedAtStart(const DeviceTrace* trace, size_t device) const {
-  int64_t atSnapshot = 0, change = 0;
-  for (const Segment& seg : s_.segments)
-    if (seg.device == static_cast<int64_t>(device))
-      atSnapshot = addSaturating(atSnapshot, seg.totalSize);
-  for (size_t x = 0; trace && x < trace->count(); ++x) {
-    const TraceAction a = trace->action[x];
-    if (a == TraceAction::SegmentAlloc || a == TraceAction::SegmentMap)
-      change = addSaturating(change, trace->size[x]);
-    if (a == TraceAction::SegmentFree || a == TraceAction::SegmentUnmap)
-      change = subSaturating(change, trace->size[x]);
-  }
-  return std::max<int64_t>(0, subSaturating(atSnapshot, change));
-}
 
 int32_t Builder::op(StackId stack) {
   const auto& frames = s_.stacks[stack];
@@ -166,12 +120,12 @@ void Builder::traceEvent(const DeviceTrace& trace, size_t x, double timeUs) {
 
 MemoryTimeline Builder::build(size_t device) {
   const DeviceTrace* trace = device < s_.traces.size() ? &s_.traces[device] : nullptr;
-  const std::vector<Initial> initial = initialBlocks(trace, device);
-  if (const int64_t reserved = reservedAtStart(trace, device); reserved > 0) {
+  const std::vector<InitialBlock> initial = initialBlocks(s_, device);
+  if (const int64_t reserved = reservedAtStart(s_, device); reserved > 0) {
     now_.reservedBytes = reserved;
     push(MemoryEventKind::SegmentAlloc, -1, reserved, 0, op(0));
   }
-  for (const Initial& b : initial) allocate(b.addr, b.size, b.requested, b.stack, 0);
+  for (const InitialBlock& b : initial) allocate(b.addr, b.size, b.requested, b.stack, 0);
   const size_t firstTraced = t_.records.size();
   for (size_t r = 0; r < firstTraced; ++r)
     t_.aliveWhy[t_.records[r].id] = "allocated before the recording started";
@@ -190,6 +144,46 @@ MemoryTimeline Builder::build(size_t device) {
 }
 
 }  // namespace
+
+std::vector<InitialBlock> initialBlocks(const MemorySnapshot& s, size_t device) {
+  const DeviceTrace* trace = device < s.traces.size() ? &s.traces[device] : nullptr;
+  std::vector<InitialBlock> out;
+  std::unordered_set<int64_t> alive, seen;
+  for (size_t x = 0; trace && x < trace->count(); ++x) {
+    const int64_t addr = trace->addr[x];
+    if (trace->action[x] == TraceAction::Alloc) {
+      alive.insert(addr);
+    } else if (trace->action[x] == TraceAction::FreeCompleted && !alive.erase(addr)) {
+      out.push_back({addr, trace->size[x], trace->size[x], trace->stack[x]});  // freed, never
+      seen.insert(addr);                                                       // allocated here
+    }
+  }
+  for (const Segment& seg : s.segments) {
+    if (seg.device != static_cast<int64_t>(device)) continue;
+    for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+      const Block& block = s.blocks[b];
+      if (isActive(block.state) && !alive.contains(block.address) && !seen.contains(block.address))
+        out.push_back({block.address, block.size, block.requestedSize, block.stack});
+    }
+  }
+  return out;
+}
+
+int64_t reservedAtStart(const MemorySnapshot& s, size_t device) {
+  const DeviceTrace* trace = device < s.traces.size() ? &s.traces[device] : nullptr;
+  int64_t atSnapshot = 0, change = 0;
+  for (const Segment& seg : s.segments)
+    if (seg.device == static_cast<int64_t>(device))
+      atSnapshot = addSaturating(atSnapshot, seg.totalSize);
+  for (size_t x = 0; trace && x < trace->count(); ++x) {
+    const TraceAction a = trace->action[x];
+    if (a == TraceAction::SegmentAlloc || a == TraceAction::SegmentMap)
+      change = addSaturating(change, trace->size[x]);
+    if (a == TraceAction::SegmentFree || a == TraceAction::SegmentUnmap)
+      change = subSaturating(change, trace->size[x]);
+  }
+  return std::max<int64_t>(0, subSaturating(atSnapshot, change));
+}
 
 MemoryTimeline toMemoryTimeline(const MemorySnapshot& snapshot, size_t device) {
   return Builder(snapshot).build(device);

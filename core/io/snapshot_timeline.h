@@ -29,6 +29,18 @@ namespace matmulviz::snapshot {
 /// block (its 'free_completed' is missing from the trace).
 MemoryTimeline toMemoryTimeline(const MemorySnapshot& snapshot, size_t device);
 
+/// A block alive before the trace began (placed at time 0): freed in the trace without an
+/// 'alloc' there, or active in a segment at the snapshot and never allocated in the trace.
+/// Bytes; in the order the timeline allocates them.
+struct InitialBlock {
+  int64_t addr = 0, size = 0, requested = 0;
+  StackId stack = 0;
+};
+std::vector<InitialBlock> initialBlocks(const MemorySnapshot& snapshot, size_t device);
+/// Bytes the device's segments held when the trace began: reserved at the snapshot minus the
+/// trace's net segment change, at least 0.
+int64_t reservedAtStart(const MemorySnapshot& snapshot, size_t device);
+
 /// The devices worth showing: those with trace events or segments, in index order, at most
 /// kMaxDevices of them (a process sees a few GPUs; the bound keeps a crafted file with a million
 /// one-segment devices from costing a million passes over its segments).
