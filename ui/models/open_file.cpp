@@ -1,11 +1,15 @@
 #include "ui/models/open_file.h"
 
 #include "core/io/memory_snapshot.h"
+#include "core/io/snapshot_store.h"
 #include "core/io/snapshot_timeline.h"
+#include "core/io/timeline_store.h"
 #include "core/report/report_load.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QTemporaryFile>
 
 #include <stdexcept>
 
@@ -38,7 +42,29 @@ void pythonTimeline(PythonRun& run, OpenedFile& out) {
       std::vector<NamedTimeline>{{name, std::move(run.timeline)}});
 }
 
+/// The snapshot's devices in a new store in the temporary folder; progress from `start` to 1.
+std::shared_ptr<const store::TimelineStore> snapshotStore(
+    const snapshot::MemorySnapshot& s, const std::function<void(double)>& progress,
+    const std::atomic<bool>* cancel, double start) {
+  QTemporaryFile name(QDir::temp().filePath(QStringLiteral("matmulviz-timeline-XXXXXX.sqlite")));
+  if (!name.open()) throw std::runtime_error("cannot create a file in the temporary folder");
+  const std::string path = name.fileName().toStdString();
+  name.close();  // the writer replaces it; the store removes it when closed
+  snapshot::LoadOptions options;
+  if (progress)
+    options.progress = [&](uint64_t done, uint64_t total) {
+      progress(start + (1 - start) * (total ? double(done) / double(total) : 1.0));
+    };
+  options.cancel = cancel;
+  snapshot::writeSnapshotStore(s, path, options);
+  name.setAutoRemove(false);
+  return std::make_shared<const store::TimelineStore>(path, true);
+}
+
 }  // namespace
+
+// Parsing takes about 70% of a large snapshot's open, writing its store the rest.
+constexpr double kParseShare = 0.7;
 
 FileKind detectFileKind(const QByteArray& head) {
   if (!head.isEmpty() && static_cast<unsigned char>(head[0]) == 0x80) return FileKind::Snapshot;
@@ -48,7 +74,7 @@ FileKind detectFileKind(const QByteArray& head) {
 }
 
 OpenedFile loadFile(const QString& path, const std::function<void(double)>& progress,
-                    const std::atomic<bool>* cancel) {
+                    const std::atomic<bool>* cancel, size_t storeAboveEvents) {
   OpenedFile out;
   out.path = path;
   out.fileName = QFileInfo(path).fileName();
@@ -74,15 +100,21 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       snapshot::LoadOptions options;
       if (progress)
         options.progress = [&](uint64_t done, uint64_t total) {
-          progress(total ? double(done) / double(total) : 1.0);
+          progress(kParseShare * (total ? double(done) / double(total) : 1.0));
         };
       options.cancel = cancel;
       try {
         const snapshot::MemorySnapshot s =
             snapshot::readMemorySnapshot(path.toStdString(), options);
         out.eventCount = s.eventCount();
-        out.timelines = snapshotTimelines(s);
+        if (out.eventCount > storeAboveEvents)
+          out.store = snapshotStore(s, progress, cancel, kParseShare);
+        else
+          out.timelines = snapshotTimelines(s);
         out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
+      } catch (const store::StoreError& e) {
+        throw problem(out.fileName, QStringLiteral("its timeline could not be stored: %1")
+                                        .arg(QString::fromStdString(e.what())));
       } catch (const snapshot::SnapshotError& e) {
         // Its message names the file as it was given: say it again with the name alone.
         const QString what = QString::fromStdString(e.what());

@@ -15,6 +15,10 @@
 #include <memory>
 #include <vector>
 
+namespace matmulviz::store {
+class TimelineStore;
+}
+
 namespace matmulviz::ui {
 
 enum class FileKind {
@@ -23,6 +27,9 @@ enum class FileKind {
   Preset,    ///< any other JSON object: a scenario preset
   Unknown,   ///< none of these (empty, or neither JSON nor a pickle)
 };
+
+/// snapshot::kStoreAboveEvents (core/io/snapshot_store.h).
+inline constexpr size_t kStoreAboveEvents = 1'000'000;
 
 /// The kind of a file whose first bytes are `head` (a few KiB are enough): a pickle starts with
 /// the PROTO opcode 0x80; a report is a JSON object naming "matmulviz-report"; any other text
@@ -45,6 +52,10 @@ struct OpenedFile {
   std::shared_ptr<const StrategiesReport> report;
   QStringList ignoredKeys;  ///< keys of the report this build does not know (skipped)
   std::shared_ptr<const std::vector<NamedTimeline>> timelines;
+  /// Instead of `timelines`, for a snapshot of more than storeAboveEvents events: its devices
+  /// in a temporary SQLite store (deleted when the last holder lets go), drawn at level of
+  /// detail.
+  std::shared_ptr<const store::TimelineStore> store;
   size_t eventCount = 0;  ///< events over all timelines
   /// What the Memory view says about the timelines ("blocks alive before the recording started
   /// are at time 0", "the script raised: ...").
@@ -52,11 +63,14 @@ struct OpenedFile {
 };
 
 /// Reads the file at `path`. `progress(fraction in [0, 1])` is called on the calling thread
-/// while a snapshot is parsed; `cancel`, when it becomes true, stops a snapshot's parse.
+/// while a snapshot is parsed and stored; `cancel`, when it becomes true, stops a snapshot's
+/// parse. A snapshot of more than `storeAboveEvents` trace events goes into a store in the
+/// system's temporary folder (OpenedFile::store) rather than into timelines in memory.
 /// Throws std::runtime_error whose what() is "'<name>': <problem>" for a file that cannot be
 /// read, an unknown kind, and everything the report and snapshot loaders refuse; throws
 /// pickle::Cancelled when cancelled.
 OpenedFile loadFile(const QString& path, const std::function<void(double)>& progress = {},
-                    const std::atomic<bool>* cancel = nullptr);
+                    const std::atomic<bool>* cancel = nullptr,
+                    size_t storeAboveEvents = kStoreAboveEvents);
 
 }  // namespace matmulviz::ui

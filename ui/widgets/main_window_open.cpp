@@ -89,7 +89,10 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
       if (tabs_->currentIndex() == int(View::Kernel)) showView(View::Strategies);
       break;
     case FileKind::Snapshot:
-      memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
+      if (file.store)
+        memoryView_->setStore(file.fileName, file.store, file.note);
+      else
+        memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
       status = tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.eventCount))
                    .arg(file.fileName);
       showView(View::Memory);

@@ -1,7 +1,9 @@
 #include "ui/widgets/memory_view.h"
 
+#include "core/io/timeline_store.h"
 #include "core/memory/caching_allocator.h"
 #include "core/util/format_units.h"
+#include "ui/charts/big_timeline_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
 
@@ -80,6 +82,9 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   pages_ = new QStackedWidget;
   pages_->addWidget(split);
   pages_->addWidget(summaryScroll);
+  bigChart_ = new BigTimelineChart;
+  bigChart_->setObjectName("memoryBigChart");
+  pages_->addWidget(bigChart_);  // page 2
   layout->addWidget(pages_, 1);
   connect(scale_, &QCheckBox::toggled, chart_, &MemoryTimelineChart::setScaleToAllocated);
   connect(chart_, &MemoryTimelineChart::scaleToAllocatedChanged, scale_, &QCheckBox::setChecked);
@@ -88,6 +93,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
 }
 
 void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
+  store_.reset();
   owner_ = report;
   report_ = std::move(report);
   sources_.clear();
@@ -103,6 +109,7 @@ void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
 void MemoryView::setTimelines(const QString& fileName, const QString& chooserLabel,
                               std::shared_ptr<const std::vector<NamedTimeline>> timelines,
                               const QString& note) {
+  store_.reset();
   owner_ = timelines;
   report_.reset();
   note_ = note;
@@ -167,7 +174,53 @@ void MemoryView::showReportSummary() {
   summary_->setText(tr("No timeline in this report: its memory per strategy is below."));
 }
 
+void MemoryView::setStore(const QString& fileName,
+                          std::shared_ptr<const store::TimelineStore> store, const QString& note) {
+  owner_.reset();
+  report_.reset();
+  sources_.clear();
+  model_->clear();
+  note_ = note;
+  store_ = std::move(store);
+  chooserLabel_->setText(tr("Device"));
+  strategy_->clear();
+  scale_->setEnabled(false);
+  const store::DeviceInfo* largest = nullptr;
+  if (store_)
+    for (const store::DeviceInfo& d : store_->devices()) {
+      strategy_->addItem(QString::fromStdString(d.name));
+      if (!largest || d.peakAllocated > largest->peakAllocated) largest = &d;
+    }
+  strategy_->setEnabled(largest != nullptr);
+  if (!largest) {
+    bigChart_->setStore(nullptr, 0);
+    pages_->setCurrentIndex(2);
+    summary_->setText(tr("%1 holds no memory events.").arg(fileName));
+    return;
+  }
+  strategy_->setCurrentText(QString::fromStdString(largest->name));
+  showStoredDevice(QString::fromStdString(largest->name));
+  summary_->setText(tr("%1, %2").arg(fileName, summary_->text()));
+}
+
+bool MemoryView::showStoredDevice(const QString& name) {
+  for (const store::DeviceInfo& d : store_->devices()) {
+    if (QString::fromStdString(d.name) != name) continue;
+    bigChart_->setStore(store_, d.id);
+    pages_->setCurrentIndex(2);
+    summary_->setText(tr("%1: %2 events; peak allocated %3 at event %4. %5 Drawn at level of "
+                         "detail (each pixel the minimum to maximum of its events). Drag to "
+                         "pan, wheel to zoom, hover for the event.")
+                          .arg(name, QLocale().toString(qlonglong(d.events)),
+                               QString::fromStdString(formatSize(d.peakAllocated)),
+                               QLocale().toString(qlonglong(d.peakIndex)), note_));
+    return true;
+  }
+  return false;
+}
+
 bool MemoryView::showStrategy(const QString& name) {
+  if (store_) return showStoredDevice(name);
   for (const Source& s : sources_) {
     if (s.name != name) continue;
     model_->setTimeline(*s.timeline, name);
@@ -196,6 +249,7 @@ bool MemoryView::showStrategy(const QString& name) {
 }
 
 bool MemoryView::hasTimeline() const {
+  if (pages_->currentIndex() == 2) return bigChart_->columnCount() > 0;
   return pages_->currentIndex() == 0 && model_->eventCount() > 0;
 }
 
@@ -205,6 +259,7 @@ QString MemoryView::summaryText() const {
 
 void MemoryView::setPresentationMode(bool on) {
   chart_->setPresentationMode(on);
+  bigChart_->setPresentationMode(on);
 }
 
 }  // namespace matmulviz::ui

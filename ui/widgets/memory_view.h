@@ -5,7 +5,8 @@
 // The header names the same peak as the chart (MemoryTimelineModel::peakText).
 // It shows a run made here, an opened report (a report without a timeline shows each
 // strategy's curMem, maxMem and what stays alive and why, from the report), or one device of an
-// opened PyTorch memory snapshot.
+// opened PyTorch memory snapshot; a snapshot of millions of events is read from its store on
+// disk and drawn at level of detail (ui/charts/big_timeline_chart.h), without the table.
 
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
@@ -23,6 +24,7 @@ class QTableView;
 
 namespace matmulviz::ui {
 
+class BigTimelineChart;
 class MemoryTimelineChart;
 class MemoryTimelineModel;
 
@@ -41,6 +43,10 @@ class MemoryView : public QWidget {
   void setTimelines(const QString& fileName, const QString& chooserLabel,
                     std::shared_ptr<const std::vector<NamedTimeline>> timelines,
                     const QString& note);
+  /// Offers the devices of `store` (a large snapshot's timelines on disk) and shows the one
+  /// with the largest peak in the level-of-detail chart (no event table).
+  void setStore(const QString& fileName, std::shared_ptr<const store::TimelineStore> store,
+                const QString& note);
   /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
   /// when there is none of that name.
   bool showStrategy(const QString& name);
@@ -51,6 +57,7 @@ class MemoryView : public QWidget {
   QString summaryText() const;
 
   MemoryTimelineChart* chart() const { return chart_; }
+  BigTimelineChart* bigChart() const { return bigChart_; }
   MemoryTimelineModel* model() const { return model_; }
 
  private:
@@ -63,6 +70,7 @@ class MemoryView : public QWidget {
   };
   void offer(const QString& chooserLabel, const QString& noTimeline);
   void showReportSummary();
+  bool showStoredDevice(const QString& name);
 
   std::shared_ptr<const void> owner_;  ///< the report or the snapshot's devices
   std::shared_ptr<const StrategiesReport> report_;
@@ -76,6 +84,8 @@ class MemoryView : public QWidget {
   QLabel* reportSummary_ = nullptr;
   MemoryTimelineChart* chart_ = nullptr;
   MemoryTimelineModel* model_ = nullptr;
+  std::shared_ptr<const store::TimelineStore> store_;  ///< setStore's; then sources_ is empty
+  BigTimelineChart* bigChart_ = nullptr;
   QTableView* table_ = nullptr;
 };
 
