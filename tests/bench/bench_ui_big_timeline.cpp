@@ -118,13 +118,14 @@ int main(int argc, char** argv) {
     png = args[i + 1];
     args.remove(i, 2);
   }
-  std::printf("Memory view, big timeline (BigTimelineChart 1600x1000 offscreen)\n");
-  std::fflush(stdout);
   if (args.size() == 4 && args[1] == "--generate") {
     const auto g = testing::SnapshotGenerator::write(args[3].toStdString(), args[2].toULongLong());
     std::printf("%llu events, %.0f MB\n", (unsigned long long)g.events, double(g.bytes) / 1e6);
     return 0;
   }
+  std::printf("Memory view, big timeline (BigTimelineChart 1600x1000 offscreen), %s events\n",
+              args.size() > 1 ? qPrintable(args[1]) : "1 M and 10 M");
+  std::fflush(stdout);
   if (args.size() > 1) return run(args[1].toULongLong(), png);
   for (const char* n : {"1000000", "10000000"}) {
     QStringList childArgs{QString::fromLatin1(n)};
