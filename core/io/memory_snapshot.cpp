@@ -208,6 +208,18 @@ MemorySnapshot toMemorySnapshot(const Document& doc, const LoadOptions& options)
   return detail::Converter(options).run(doc);
 }
 
+MemorySnapshot parseMemorySnapshot(std::span<const uint8_t> bytes, const LoadOptions& options) {
+  pickle::ParseOptions parse;
+  parse.progress = options.progress;
+  parse.cancel = options.cancel;
+  detail::Converter converter(options);
+  parse.takeItems = [&](const Document& doc, const Value& list, std::span<const Value> items) {
+    return converter.take(doc, list, items);
+  };
+  const Document doc = pickle::parse(bytes, parse);
+  return converter.run(doc);
+}
+
 MemorySnapshot readMemorySnapshot(const std::string& path, const LoadOptions& options) {
   pickle::ParseOptions parse;
   parse.progress = options.progress;

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -132,6 +133,13 @@ struct LoadOptions {
 /// only the final (total, total); the conversion takes about as long as the parse.
 /// Throws pickle::Cancelled.
 MemorySnapshot toMemorySnapshot(const pickle::Document& doc, const LoadOptions& options = {});
+
+/// Parses the pickle `bytes` and converts it, taking the trace's entries while parsing
+/// (pickle::ParseOptions::takeItems) so that the tree never holds them: what
+/// readMemorySnapshot does with a file's bytes. Same result and errors as toMemorySnapshot of
+/// pickle::parse, except where a file memo-refers to a trace entry already taken (that entry is
+/// None there); throws pickle::PickleError, SnapshotError, pickle::Cancelled.
+MemorySnapshot parseMemorySnapshot(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
 /// Memory-maps and reads the snapshot file at `path`. Throws SnapshotError naming the file for
 /// everything toMemorySnapshot() and pickle::readPickleFile() refuse (an empty file, a

@@ -32,7 +32,7 @@ class Walker {
   void event(const DeviceTrace& trace, size_t x, double timeUs);
   void allocate(int64_t addr, int64_t size, int64_t requested, StackId stack, double timeUs);
   void free(int64_t addr, double timeUs, StackId stack);
-  void emit(MemoryEventKind kind, int64_t addr, int64_t bytes, StackId stack, double timeUs) {
+  void record(MemoryEventKind kind, int64_t addr, int64_t bytes, StackId stack, double timeUs) {
     StoredEvent e;
     e.timeUs = timeUs;
     e.addr = addr;
@@ -66,7 +66,7 @@ void Walker::allocate(int64_t addr, int64_t size, int64_t requested, StackId sta
   live_[addr] = {size, requested};
   allocated_ = addSaturating(allocated_, size);
   requested_ = addSaturating(requested_, requested);
-  emit(MemoryEventKind::Alloc, addr, size, stack, timeUs);
+  record(MemoryEventKind::Alloc, addr, size, stack, timeUs);
 }
 
 void Walker::free(int64_t addr, double timeUs, StackId stack) {
@@ -76,7 +76,7 @@ void Walker::free(int64_t addr, double timeUs, StackId stack) {
   live_.erase(it);
   allocated_ = std::max<int64_t>(0, subSaturating(allocated_, b.size));
   requested_ = std::max<int64_t>(0, subSaturating(requested_, b.requested));
-  emit(MemoryEventKind::Free, addr, b.size, stack, timeUs);
+  record(MemoryEventKind::Free, addr, b.size, stack, timeUs);
 }
 
 void Walker::event(const DeviceTrace& trace, size_t x, double timeUs) {
@@ -92,15 +92,15 @@ void Walker::event(const DeviceTrace& trace, size_t x, double timeUs) {
     case TraceAction::SegmentAlloc:
     case TraceAction::SegmentMap:
       reserved_ = addSaturating(reserved_, size);
-      emit(MemoryEventKind::SegmentAlloc, trace.addr[x], size, stack, timeUs);
+      record(MemoryEventKind::SegmentAlloc, trace.addr[x], size, stack, timeUs);
       break;
     case TraceAction::SegmentFree:
     case TraceAction::SegmentUnmap:
       reserved_ = std::max<int64_t>(0, subSaturating(reserved_, size));
-      emit(MemoryEventKind::SegmentFree, trace.addr[x], size, stack, timeUs);
+      record(MemoryEventKind::SegmentFree, trace.addr[x], size, stack, timeUs);
       break;
     case TraceAction::Oom:
-      emit(MemoryEventKind::Oom, trace.addr[x], size, stack, timeUs);
+      record(MemoryEventKind::Oom, trace.addr[x], size, stack, timeUs);
       break;
     case TraceAction::FreeRequested:  // still in use until free_completed
     case TraceAction::Snapshot:
@@ -114,7 +114,7 @@ void Walker::device(size_t device) {
   const DeviceTrace* trace = device < s_.traces.size() ? &s_.traces[device] : nullptr;
   if (const int64_t reserved = reservedAtStart(s_, device); reserved > 0) {
     reserved_ = reserved;
-    emit(MemoryEventKind::SegmentAlloc, 0, reserved, 0, 0);
+    record(MemoryEventKind::SegmentAlloc, 0, reserved, 0, 0);
   }
   for (const InitialBlock& b : initialBlocks(s_, device))
     allocate(b.addr, b.size, b.requested, b.stack, 0);

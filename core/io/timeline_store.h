@@ -85,7 +85,7 @@ class TimelineWriter {
 
  private:
   void flushChunk();
-  void emit(size_t level, const Bucket& b);
+  void writeBucket(size_t level, const Bucket& b);
   void exec(const char* sql);
   sqlite3_stmt* prepare(const char* sql);
 

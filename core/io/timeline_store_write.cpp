@@ -129,11 +129,11 @@ void TimelineWriter::add(const StoredEvent& e) {
   if (open_.empty()) open_.push_back({1, 0});
   merge(open_[0],
         {index, index, e.allocated, e.allocated, e.requested, e.requested, e.reserved, e.reserved});
-  if (open_[0].last - open_[0].first + 1 == kFinestBucket) emit(0, open_[0]);
+  if (open_[0].last - open_[0].first + 1 == kFinestBucket) writeBucket(0, open_[0]);
 }
 
 // Writes a finished bucket of `level` and adds it to the bucket above.
-void TimelineWriter::emit(size_t level, const Bucket& b) {
+void TimelineWriter::writeBucket(size_t level, const Bucket& b) {
   const int64_t size = bucketEvents(level);
   const int64_t values[] = {device_.id, int64_t(level), b.first / size, b.allocMin, b.allocMax,
                             b.reqMin,   b.reqMax,       b.resMin,       b.resMax};
@@ -146,7 +146,7 @@ void TimelineWriter::emit(size_t level, const Bucket& b) {
   if (level + 1 == open_.size()) open_.push_back({1, 0});
   merge(open_[level + 1], done);
   if (open_[level + 1].last - open_[level + 1].first + 1 == size * kLevelFactor)
-    emit(level + 1, open_[level + 1]);
+    writeBucket(level + 1, open_[level + 1]);
 }
 
 void TimelineWriter::flushChunk() {
@@ -178,7 +178,7 @@ void TimelineWriter::endDevice() {
           throw StoreError("'" + path_ + "': " + sqlite3_errmsg(db_));
         sqlite3_reset(lod_);
       } else {
-        emit(l, b);
+        writeBucket(l, b);
       }
     }
     if (top) {

@@ -2,7 +2,8 @@
 // pickle reader (core/io/pickle_reader.h) and converted (core/io/memory_snapshot.h). Every
 // failure must be a PickleError or a SnapshotError; anything else (a crash, a sanitizer report,
 // another exception) is a finding, and so is a snapshot that breaks the invariants checked here,
-// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does.
+// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does. Both the
+// tree reader (pickle::parse + toMemorySnapshot) and the streaming one (parseMemorySnapshot).
 #include "core/io/memory_snapshot.h"
 #include "core/io/pickle_reader.h"
 #include "core/io/snapshot_timeline.h"
@@ -52,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const matmulviz::pickle::Document doc = matmulviz::pickle::parse(std::span(data, size));
     const matmulviz::snapshot::MemorySnapshot s = matmulviz::snapshot::toMemorySnapshot(doc);
+    check(s);
+    checkTimelines(s);
+  } catch (const matmulviz::pickle::PickleError&) {
+  } catch (const matmulviz::snapshot::SnapshotError&) {
+  }
+  // The streaming reader that files go through (trace entries taken while parsing, their
+  // slots reused): the same invariants, and never another kind of failure.
+  try {
+    const matmulviz::snapshot::MemorySnapshot s =
+        matmulviz::snapshot::parseMemorySnapshot(std::span(data, size));
     check(s);
     checkTimelines(s);
   } catch (const matmulviz::pickle::PickleError&) {
