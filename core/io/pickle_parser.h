@@ -168,6 +168,7 @@ class Parser {
   void moveItems(size_t start, std::vector<Value>& into);
   /// Offers `items` to ParseOptions::takeItems; true when taken (their containers emptied).
   bool taken(const Value& list, std::span<const Value> items);
+  void append(uint8_t op);
   void forget(uint64_t index, const Value& v);
   void tuple(size_t start);
   void put(uint64_t index);

@@ -12,6 +12,24 @@ void Parser::moveItems(size_t start, std::vector<Value>& into) {
   stack_.resize(start);
 }
 
+// APPEND (one item below the list) and APPENDS (the items since the MARK above the list), the
+// items offered to ParseOptions::takeItems first.
+void Parser::append(uint8_t op) {
+  if (op == APPEND) {
+    const Value v = pop();
+    std::vector<Value>& list = target(stack_.size() - 1, Kind::List);
+    if (!taken(stack_.back(), {&v, 1})) list.push_back(v);
+    return;
+  }
+  const size_t start = popMark();
+  std::vector<Value>& list = target(start - 1, Kind::List);
+  const std::span<const Value> items(stack_.data() + start, stack_.size() - start);
+  if (taken(stack_[start - 1], items))
+    stack_.resize(start);
+  else
+    moveItems(start, list);
+}
+
 // Taken containers are emptied; one memoized once has its memo entry replaced by None and its
 // slot reused, so that a list of ten million records needs no ten million slots.
 bool Parser::taken(const Value& list, std::span<const Value> items) {
@@ -76,22 +94,10 @@ bool Parser::containerOp(uint8_t op) {
     case TUPLE:
       tuple(popMark());
       return true;
-    case APPEND: {
-      const Value v = pop();
-      std::vector<Value>& list = target(stack_.size() - 1, Kind::List);
-      if (!taken(stack_.back(), {&v, 1})) list.push_back(v);
+    case APPEND:
+    case APPENDS:
+      append(op);
       return true;
-    }
-    case APPENDS: {
-      const size_t start = popMark();
-      std::vector<Value>& list = target(start - 1, Kind::List);
-      const std::span<const Value> items(stack_.data() + start, stack_.size() - start);
-      if (taken(stack_[start - 1], items))
-        stack_.resize(start);
-      else
-        moveItems(start, list);
-      return true;
-    }
     case SETITEM: {
       const Value v = pop();
       const Value k = pop();
