@@ -111,6 +111,7 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
           out.store = snapshotStore(s, progress, cancel, kParseShare);
         else
           out.timelines = snapshotTimelines(s);
+        if (progress) progress(1.0);
         out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
       } catch (const store::StoreError& e) {
         throw problem(out.fileName, QStringLiteral("its timeline could not be stored: %1")
