@@ -59,6 +59,7 @@ class TestPickleReader : public QObject {
   void strings();
   void containers();
   void memoShares();
+  void takeItems();
   void fixtures_data();
   void fixtures();
   void refused_data();
@@ -164,6 +165,41 @@ void TestPickleReader::memoShares() {
       parse(span(p4(B("]\x94h\x00"
                       "a"))));
   QCOMPARE(cyc.items(cyc.root())[0].container, cyc.root().container);
+}
+
+// ParseOptions::takeItems: the first list's two dicts are taken as APPENDS hands them over; the
+// list stays empty, a memo get of a taken dict gives None, the next container reuses a freed
+// slot, and a dict memoized twice is emptied but never reused.
+void TestPickleReader::takeItems() {
+  // ([], [None, {}]): list0 = [], MARK, dict (memo 1), dict (memo 2, and again as memo 9),
+  // APPENDS; list3 = [] (memo 3), memo get 1, APPEND, memo get 9, APPEND; TUPLE2.
+  const QByteArray bytes =
+      p4(B("]\x94(}\x94}\x94q\x09"
+           "e]\x94h\x01"
+           "ah\x09"
+           "a\x86"));
+  int calls = 0;
+  std::vector<size_t> offered;
+  ParseOptions options;
+  options.takeItems = [&](const Document& doc, const Value& list, std::span<const Value> items) {
+    ++calls;
+    offered.push_back(items.size());
+    return doc.items(list).empty() && items.front().kind == Kind::Dict && list.container == 0;
+  };
+  const Document doc = parse(span(bytes), options);
+  QCOMPARE(calls, 3);  // the APPENDS, then each APPEND (refused)
+  QCOMPARE(offered, (std::vector<size_t>{2, 1, 1}));
+  const auto root = doc.items(doc.root());
+  QCOMPARE(root.size(), size_t(2));
+  QVERIFY(doc.items(root[0]).empty());
+  const auto list3 = doc.items(root[1]);
+  QCOMPARE(list3.size(), size_t(2));
+  QCOMPARE(list3[0].kind, Kind::None);  // memo 1 held a taken dict
+  QCOMPARE(list3[1].kind, Kind::Dict);  // memo 9 too, but memo 2 named it first: kept, emptied
+  QVERIFY(doc.items(list3[1]).empty());
+  QVERIFY(root[1].container != list3[1].container);
+  // list0, the two dicts, the tuple; list3 took the slot of the dict memoized once.
+  QCOMPARE(doc.containerCount(), size_t(4));
 }
 
 void TestPickleReader::fixtures_data() {
