@@ -115,6 +115,7 @@ void BigTimelineChart::rebuild() {
   QColor bandColor = alloc;
   bandColor.setAlpha(120);
   band->setPen(cosmetic(bandColor));
+  band->setAntialiased(false);  // whole pixels: antialiased, each line smears over two
   band->setTwoColored(false);
   auto* high = p->addGraph();
   high->setName(QStringLiteral("allocated (max)"));
