@@ -9,6 +9,7 @@
 #include "core/util/format_units.h"
 #include "tests/common/snapshot_generator.h"
 #include "ui/charts/big_timeline_chart.h"
+#include "ui/models/stored_events_model.h"
 #include "ui/widgets/memory_view.h"
 
 #include <QApplication>
@@ -61,6 +62,7 @@ class TestBigTimelineView : public QObject {
     BigTimelineChart* chart = view.bigChart();
     chart->replotNow();
     QVERIFY(view.hasTimeline());
+    QCOMPARE(view.storedEvents()->rowCount(), 200001);  // the table, read as scrolled
     const QString peak = QString::fromStdString(formatSize(device.peakAllocated));
     const QString header = view.findChild<QLabel*>("memorySummary")->text();
     QVERIFY2(header.contains("big.pickle, cuda:0: 200,001 events; peak allocated " + peak),

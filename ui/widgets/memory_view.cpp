@@ -6,6 +6,7 @@
 #include "ui/charts/big_timeline_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
+#include "ui/models/stored_events_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -82,14 +83,40 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   pages_ = new QStackedWidget;
   pages_->addWidget(split);
   pages_->addWidget(summaryScroll);
-  bigChart_ = new BigTimelineChart;
-  bigChart_->setObjectName("memoryBigChart");
-  pages_->addWidget(bigChart_);  // page 2
+  pages_->addWidget(makeStorePage());  // page 2
   layout->addWidget(pages_, 1);
   connect(scale_, &QCheckBox::toggled, chart_, &MemoryTimelineChart::setScaleToAllocated);
   connect(chart_, &MemoryTimelineChart::scaleToAllocatedChanged, scale_, &QCheckBox::setChecked);
   connect(strategy_, &QComboBox::activated, this,
           [this] { showStrategy(strategy_->currentText()); });
+}
+
+// The level-of-detail chart above the table of every event, read from the store as scrolled;
+// a click on a row centres the chart on that event.
+QWidget* MemoryView::makeStorePage() {
+  bigChart_ = new BigTimelineChart;
+  bigChart_->setObjectName("memoryBigChart");
+  bigChart_->setMinimumHeight(360);
+  storedEvents_ = new StoredEventsModel(this);
+  auto* table = new QTableView;
+  table->setObjectName("memoryStoredEvents");
+  table->setModel(storedEvents_);
+  table->setAlternatingRowColors(true);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);  // no per-row sizing
+  table->verticalHeader()->hide();  // the event column numbers the rows
+  table->setWordWrap(false);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setMinimumHeight(100);
+  connect(table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    bigChart_->setVisibleRange(index.row() - 500.0, index.row() + 500.0);
+  });
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(bigChart_);
+  split->addWidget(table);
+  split->setChildrenCollapsible(false);
+  split->setSizes({3000, 1000});
+  return split;
 }
 
 void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
@@ -194,6 +221,7 @@ void MemoryView::setStore(const QString& fileName,
   strategy_->setEnabled(largest != nullptr);
   if (!largest) {
     bigChart_->setStore(nullptr, 0);
+    storedEvents_->setStore(nullptr, 0);
     pages_->setCurrentIndex(2);
     summary_->setText(tr("%1 holds no memory events.").arg(fileName));
     return;
@@ -207,6 +235,7 @@ bool MemoryView::showStoredDevice(const QString& name) {
   for (const store::DeviceInfo& d : store_->devices()) {
     if (QString::fromStdString(d.name) != name) continue;
     bigChart_->setStore(store_, d.id);
+    storedEvents_->setStore(store_, d.id);
     pages_->setCurrentIndex(2);
     summary_->setText(tr("%1: %2 events; peak allocated %3 at event %4. %5 Drawn at level of "
                          "detail (each pixel the minimum to maximum of its events). Drag to "

@@ -6,7 +6,8 @@
 // It shows a run made here, an opened report (a report without a timeline shows each
 // strategy's curMem, maxMem and what stays alive and why, from the report), or one device of an
 // opened PyTorch memory snapshot; a snapshot of millions of events is read from its store on
-// disk and drawn at level of detail (ui/charts/big_timeline_chart.h), without the table.
+// disk and drawn at level of detail (ui/charts/big_timeline_chart.h) above a table of its events
+// read as scrolled (ui/models/stored_events_model.h).
 
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
@@ -27,6 +28,7 @@ namespace matmulviz::ui {
 class BigTimelineChart;
 class MemoryTimelineChart;
 class MemoryTimelineModel;
+class StoredEventsModel;
 
 class MemoryView : public QWidget {
   Q_OBJECT
@@ -44,7 +46,7 @@ class MemoryView : public QWidget {
                     std::shared_ptr<const std::vector<NamedTimeline>> timelines,
                     const QString& note);
   /// Offers the devices of `store` (a large snapshot's timelines on disk) and shows the one
-  /// with the largest peak in the level-of-detail chart (no event table).
+  /// with the largest peak in the level-of-detail chart, above the table of its events.
   void setStore(const QString& fileName, std::shared_ptr<const store::TimelineStore> store,
                 const QString& note);
   /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
@@ -58,6 +60,7 @@ class MemoryView : public QWidget {
 
   MemoryTimelineChart* chart() const { return chart_; }
   BigTimelineChart* bigChart() const { return bigChart_; }
+  StoredEventsModel* storedEvents() const { return storedEvents_; }
   MemoryTimelineModel* model() const { return model_; }
 
  private:
@@ -71,6 +74,7 @@ class MemoryView : public QWidget {
   void offer(const QString& chooserLabel, const QString& noTimeline);
   void showReportSummary();
   bool showStoredDevice(const QString& name);
+  QWidget* makeStorePage();
 
   std::shared_ptr<const void> owner_;  ///< the report or the snapshot's devices
   std::shared_ptr<const StrategiesReport> report_;
@@ -86,6 +90,7 @@ class MemoryView : public QWidget {
   MemoryTimelineModel* model_ = nullptr;
   std::shared_ptr<const store::TimelineStore> store_;  ///< setStore's; then sources_ is empty
   BigTimelineChart* bigChart_ = nullptr;
+  StoredEventsModel* storedEvents_ = nullptr;
   QTableView* table_ = nullptr;
 };
 
