@@ -112,6 +112,23 @@ class TestBigTimelineView : public QObject {
     QVERIFY(!QFile::exists(path));
   }
 
+  // A store left by a process that no longer runs (killed while showing it) is removed by the
+  // next open.
+  void staleStoresRemoved() {
+    const QString stale = QDir::temp().filePath("matmulviz-timeline-999999999-abcdef.sqlite");
+    const QString alive =
+        QDir::temp().filePath(QStringLiteral("matmulviz-timeline-%1-abcdef.sqlite")
+                                  .arg(QCoreApplication::applicationPid()));
+    for (const QString& f : {stale, alive}) {
+      QFile file(f);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+    }
+    const OpenedFile file = loadFile(snapshot_, {}, nullptr, 0);
+    QVERIFY(!QFile::exists(stale));
+    QVERIFY(QFile::exists(alive));  // this process's
+    QFile::remove(alive);
+  }
+
   void cancelLeavesNoStore() {
     const QStringList before = storesInTemp();
     std::atomic<bool> cancel{false};

@@ -6,11 +6,15 @@
 #include "core/io/timeline_store.h"
 #include "core/report/report_load.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryFile>
 
+#include <signal.h>
+
+#include <cerrno>
 #include <stdexcept>
 
 namespace matmulviz::ui {
@@ -42,11 +46,24 @@ void pythonTimeline(PythonRun& run, OpenedFile& out) {
       std::vector<NamedTimeline>{{name, std::move(run.timeline)}});
 }
 
+/// Removes the stores that processes which no longer run left in the temporary folder (a
+/// store goes with its view, but not when the app is killed): their names hold the pid.
+void removeStaleStores() {
+  QDir temp = QDir::temp();
+  for (const QString& name : temp.entryList({"matmulviz-timeline-*-*.sqlite"}, QDir::Files)) {
+    bool ok = false;
+    const pid_t pid = name.section('-', 2, 2).toInt(&ok);
+    if (ok && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) temp.remove(name);
+  }
+}
+
 /// The snapshot's devices in a new store in the temporary folder; progress from `start` to 1.
 std::shared_ptr<const store::TimelineStore> snapshotStore(
     const snapshot::MemorySnapshot& s, const std::function<void(double)>& progress,
     const std::atomic<bool>* cancel, double start) {
-  QTemporaryFile name(QDir::temp().filePath(QStringLiteral("matmulviz-timeline-XXXXXX.sqlite")));
+  removeStaleStores();
+  QTemporaryFile name(QDir::temp().filePath(QStringLiteral("matmulviz-timeline-%1-XXXXXX.sqlite")
+                                                .arg(QCoreApplication::applicationPid())));
   if (!name.open()) throw std::runtime_error("cannot create a file in the temporary folder");
   const std::string path = name.fileName().toStdString();
   name.close();  // the writer replaces it; the store removes it when closed
