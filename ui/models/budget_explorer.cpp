@@ -1,0 +1,256 @@
+#include "ui/models/budget_explorer.h"
+
+#include "core/partitioner/example_graphs.h"
+#include "core/util/format_units.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace matmulviz::ui {
+
+using partitioner::BudgetPlan;
+using partitioner::JointGraph;
+using partitioner::KnapsackSolver;
+using partitioner::kNoNode;
+using partitioner::NodeId;
+using partitioner::NodeKind;
+using partitioner::PlanRoute;
+
+namespace {
+
+size_t ix(NodeId n) {
+  return static_cast<size_t>(n);
+}
+
+QString size(int64_t bytes) {
+  return QString::fromStdString(formatSize(bytes));
+}
+
+}  // namespace
+
+QVector<BudgetExample> budgetExamples() {
+  return {{QStringLiteral("mm-cos-chain"),
+           QStringLiteral("mm + cos chain, 5 layers, 512 x 512 float32 (the issue's example)")},
+          {QStringLiteral("mm-cos-chain-parameters"),
+           QStringLiteral("mm + cos chain, 5 layers, the weights as module parameters")},
+          {QStringLiteral("transformer-2"),
+           QStringLiteral("transformer-like, 2 layers (attention + two matmuls), float16")}};
+}
+
+std::shared_ptr<const JointGraph> makeBudgetExample(const QString& key) {
+  if (key == QLatin1String("mm-cos-chain"))
+    return std::make_shared<const JointGraph>(partitioner::mmCosChain(5, 512));
+  if (key == QLatin1String("mm-cos-chain-parameters"))
+    return std::make_shared<const JointGraph>(partitioner::mmCosChain(5, 512, true));
+  if (key == QLatin1String("transformer-2")) {
+    partitioner::TransformerShape shape;
+    shape.layers = 2;
+    return std::make_shared<const JointGraph>(partitioner::transformerLike(shape));
+  }
+  return nullptr;
+}
+
+QString flopsText(int64_t flops) {
+  static const char* const prefixes[] = {"", "k", "M", "G", "T", "P"};
+  double v = double(flops);
+  int k = 0;
+  while (std::abs(v) >= 1000 && k < 5) v /= 1000, ++k;
+  return QString::number(v, 'g', 3) + QLatin1Char(' ') + QLatin1String(prefixes[k]) +
+         QStringLiteral("FLOP");
+}
+
+QString nodeRoleText(NodeRole role) {
+  switch (role) {
+    case NodeRole::Input:
+      return QStringLiteral("input");
+    case NodeRole::Parameter:
+      return QStringLiteral("parameter");
+    case NodeRole::Saved:
+      return QStringLiteral("saved for the backward");
+    case NodeRole::Recomputed:
+      return QStringLiteral("recomputed in the backward");
+    case NodeRole::BackwardOnly:
+      return QStringLiteral("computed only in the backward");
+    case NodeRole::ForwardOnly:
+      return QStringLiteral("forward only (freed early)");
+  }
+  return {};
+}
+
+BudgetExplorer::BudgetExplorer(QObject* parent) : QObject(parent) {}
+
+BudgetExplorer::~BudgetExplorer() = default;
+
+const partitioner::NodeInfo* BudgetExplorer::info() const {
+  return planner_ ? &planner_->info() : nullptr;
+}
+
+void BudgetExplorer::setGraph(std::shared_ptr<const JointGraph> graph, const QString& title) {
+  planner_.reset();
+  graph_ = std::move(graph);
+  title_ = title;
+  forwardNodes_.clear();
+  if (graph_) {
+    planner_ = std::make_unique<partitioner::BudgetPlanner>(*graph_);
+    const auto& tangentDependent = planner_->info().tangentDependent;
+    for (NodeId n = 0; n < graph_->size(); ++n)
+      if (graph_->node(n).kind != NodeKind::Output && !tangentDependent[ix(n)])
+        forwardNodes_.append(n);
+  }
+  emit graphChanged();
+  sweep();
+  replan();
+}
+
+void BudgetExplorer::setBudget(double budget) {
+  budget = std::clamp(budget, 0.0, 1.0);
+  if (budget == budget_) return;
+  budget_ = budget;
+  replan();
+}
+
+void BudgetExplorer::setSolver(KnapsackSolver solver) {
+  if (solver == solver_) return;
+  solver_ = solver;
+  sweep();
+  replan();
+}
+
+void BudgetExplorer::sweep() {
+  frontier_.clear();
+  if (planner_) {
+    for (int i = 0; i <= sweepSteps(); ++i) {
+      const double b = double(i) / sweepSteps();
+      const BudgetPlan p = planner_->plan(b, solver_);
+      auto same = std::find_if(frontier_.begin(), frontier_.end(),
+                               [&](const FrontierPoint& f) { return f.savedSet == p.saved; });
+      if (same != frontier_.end()) {
+        same->budgetHi = b;
+        continue;
+      }
+      frontier_.append({b, b, p.activationBytes, p.recomputeFlops, p.backwardFlops, p.route,
+                        static_cast<int>(p.savedUsed.size()), static_cast<int>(p.recomputed.size()),
+                        p.saved});
+    }
+  }
+  emit frontierChanged();
+}
+
+void BudgetExplorer::replan() {
+  plan_ = BudgetPlan{};
+  planMs_ = 0;
+  if (planner_) {
+    QElapsedTimer timer;
+    timer.start();
+    plan_ = planner_->plan(budget_, solver_);
+    planMs_ = double(timer.nsecsElapsed()) / 1e6;
+  }
+  derivePrograms();
+  emit planChanged();
+}
+
+// The forward runs what its outputs and the saved values need; the backward what the gradients
+// need, from the saved values and the tangents (as BudgetPlanner::describe walks it).
+void BudgetExplorer::derivePrograms() {
+  forwardProgram_.clear();
+  backwardProgram_.clear();
+  const size_t n = graph_ ? ix(graph_->size()) : 0;
+  saved_.assign(n, 0);
+  inForward_.assign(n, 0);
+  inBackward_.assign(n, 0);
+  if (!graph_) return;
+  for (NodeId s : plan_.savedUsed) saved_[ix(s)] = 1;
+  auto walk = [this](std::vector<NodeId> pending, std::vector<char>& seen, bool stopAtSaved) {
+    while (!pending.empty()) {
+      const NodeId id = pending.back();
+      pending.pop_back();
+      const partitioner::Node& node = graph_->node(id);
+      if (seen[ix(id)] || node.kind != NodeKind::CallFunction) continue;
+      if (stopAtSaved && saved_[ix(id)]) continue;
+      seen[ix(id)] = 1;
+      pending.insert(pending.end(), node.args.begin(), node.args.end());
+      pending.insert(pending.end(), node.nestedArgs.begin(), node.nestedArgs.end());
+    }
+  };
+  std::vector<NodeId> roots(graph_->forwardOutputs().begin(), graph_->forwardOutputs().end());
+  roots.insert(roots.end(), plan_.savedUsed.begin(), plan_.savedUsed.end());
+  walk(roots, inForward_, false);
+  roots.clear();
+  for (NodeId g : graph_->gradOutputs())
+    if (g != kNoNode) roots.push_back(g);
+  walk(roots, inBackward_, true);
+  for (NodeId id = 0; id < graph_->size(); ++id) {
+    if (inForward_[ix(id)]) forwardProgram_.append(id);
+    if (inBackward_[ix(id)]) backwardProgram_.append(id);
+  }
+}
+
+bool BudgetExplorer::isSaved(NodeId node) const {
+  return node >= 0 && ix(node) < saved_.size() && saved_[ix(node)];
+}
+
+NodeRole BudgetExplorer::role(NodeId id) const {
+  const partitioner::Node& node = graph_->node(id);
+  if (node.kind == NodeKind::Primal)
+    return node.staticParameter ? NodeRole::Parameter : NodeRole::Input;
+  if (isSaved(id)) return NodeRole::Saved;
+  if (inBackward_[ix(id)])
+    return inForward_[ix(id)] ? NodeRole::Recomputed : NodeRole::BackwardOnly;
+  return NodeRole::ForwardOnly;
+}
+
+int BudgetExplorer::currentFrontierIndex() const {
+  for (int i = 0; i < frontier_.size(); ++i)
+    if (frontier_[i].savedSet == plan_.saved) return i;
+  return -1;
+}
+
+QString BudgetExplorer::routeText(PlanRoute route) {
+  switch (route) {
+    case PlanRoute::NoBackward:
+      return QStringLiteral("nothing needs a gradient, so nothing is saved");
+    case PlanRoute::BudgetZero:
+      return QStringLiteral("budget 0 keeps only the inputs; the backward recomputes the rest");
+    case PlanRoute::BudgetOne:
+      return QStringLiteral(
+          "budget 1 is PyTorch's default: the cheapest cut between forward and backward");
+    case PlanRoute::DefaultNotAbove:
+      return QStringLiteral(
+          "the default plan keeps no more than the inputs, so the budget changes nothing");
+    case PlanRoute::MoreAggressive:
+      return QStringLiteral(
+          "relaxing the default's rules (values used far apart, long chains) already fits");
+    case PlanRoute::Aggressive:
+      return QStringLiteral("allowing any cheap op to be recomputed already fits the budget");
+    case PlanRoute::NoCandidates:
+      return QStringLiteral("no expensive op is left to trade, so only the inputs are kept");
+    case PlanRoute::Knapsack:
+      return QStringLiteral(
+          "the expensive ops (matmuls, attention) compete for the budget: a knapsack keeps "
+          "those that avoid the most recompute FLOPs per byte, the rest are recomputed");
+  }
+  return {};
+}
+
+QString BudgetExplorer::summary() const {
+  if (!graph_) return tr("Choose a graph to plan.");
+  const BudgetPlan& p = plan_;
+  const int64_t base = p.backwardFlops - p.recomputeFlops;
+  const QString extra = base > 0
+                            ? tr(" (%1% more than without recomputation)")
+                                  .arg(100.0 * double(p.recomputeFlops) / double(base), 0, 'f', 0)
+                            : QString();
+  return tr("Budget %1: the forward keeps %2 of activations (%3 values) for the backward; the "
+            "backward recomputes %4 ops, %5 extra FLOPs%6. Why: %7. Planned in %8 ms.")
+      .arg(budget_, 0, 'f', 2)
+      .arg(size(p.activationBytes))
+      .arg(p.savedUsed.size())
+      .arg(p.recomputed.size())
+      .arg(flopsText(p.recomputeFlops))
+      .arg(extra, routeText(p.route))
+      .arg(planMs_, 0, 'f', 2);
+}
+
+}  // namespace matmulviz::ui
