@@ -99,9 +99,12 @@ void BudgetExplorer::setGraph(std::shared_ptr<const JointGraph> graph, const QSt
       if (graph_->node(n).kind != NodeKind::Output && !tangentDependent[ix(n)])
         forwardNodes_.append(n);
   }
-  emit graphChanged();
+  // Everything is computed before anyone is told: a listener reads the new graph's plan.
   sweep();
   replan();
+  emit graphChanged();
+  emit frontierChanged();
+  emit planChanged();
 }
 
 void BudgetExplorer::setBudget(double budget) {
@@ -109,6 +112,7 @@ void BudgetExplorer::setBudget(double budget) {
   if (budget == budget_) return;
   budget_ = budget;
   replan();
+  emit planChanged();
 }
 
 void BudgetExplorer::setSolver(KnapsackSolver solver) {
@@ -116,6 +120,8 @@ void BudgetExplorer::setSolver(KnapsackSolver solver) {
   solver_ = solver;
   sweep();
   replan();
+  emit frontierChanged();
+  emit planChanged();
 }
 
 void BudgetExplorer::sweep() {
@@ -135,7 +141,6 @@ void BudgetExplorer::sweep() {
                         p.saved});
     }
   }
-  emit frontierChanged();
 }
 
 void BudgetExplorer::replan() {
@@ -148,7 +153,6 @@ void BudgetExplorer::replan() {
     planMs_ = double(timer.nsecsElapsed()) / 1e6;
   }
   derivePrograms();
-  emit planChanged();
 }
 
 // The forward runs what its outputs and the saved values need; the backward what the gradients
@@ -237,19 +241,28 @@ QString BudgetExplorer::routeText(PlanRoute route) {
 QString BudgetExplorer::summary() const {
   if (!graph_) return tr("Choose a graph to plan.");
   const BudgetPlan& p = plan_;
+  // Values that cost memory: not an input, nor a view of one (what activationBytes sums).
+  std::vector<std::optional<int64_t>> inputStorages;
+  for (NodeId i : info()->inputs) inputStorages.push_back(graph_->node(i).storage);
+  int kept = 0;
+  for (NodeId s : p.savedUsed)
+    kept += std::find(inputStorages.begin(), inputStorages.end(), graph_->node(s).storage) ==
+            inputStorages.end();
+  const QString keeps = kept == 0 ? tr("keeps nothing but its inputs for the backward")
+                                  : tr("keeps %1 of activations (%2 values) for the backward")
+                                        .arg(size(p.activationBytes))
+                                        .arg(kept);
   const int64_t base = p.backwardFlops - p.recomputeFlops;
   const QString extra = base > 0
-                            ? tr(" (%1% more than without recomputation)")
+                            ? tr(", %1% more than without recomputation")
                                   .arg(100.0 * double(p.recomputeFlops) / double(base), 0, 'f', 0)
                             : QString();
-  return tr("Budget %1: the forward keeps %2 of activations (%3 values) for the backward; the "
-            "backward recomputes %4 ops, %5 extra FLOPs%6. Why: %7. Planned in %8 ms.")
+  return tr("Budget %1: the forward %2; the backward recomputes %3 ops, %4 of extra work%5. "
+            "Why: %6. Planned in %7 ms.")
       .arg(budget_, 0, 'f', 2)
-      .arg(size(p.activationBytes))
-      .arg(p.savedUsed.size())
+      .arg(keeps)
       .arg(p.recomputed.size())
-      .arg(flopsText(p.recomputeFlops))
-      .arg(extra, routeText(p.route))
+      .arg(flopsText(p.recomputeFlops), extra, routeText(p.route))
       .arg(planMs_, 0, 'f', 2);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The main window: the scenario panel (a dock) beside five views in tabs (Kernel, Strategies,
-// Memory, Gradients, Multi-head), runs on a worker thread with progress and Cancel in the status
-// bar, classroom mode, and persistence (window layout and last scenario in QSettings, the run
-// history in a JSON file in the user's data folder, saved after every run and on exit).
+// The main window: the scenario panel (a dock) beside six views in tabs (Kernel, Strategies,
+// Memory, Gradients, Multi-head, Budget), runs on a worker thread with progress and Cancel in the
+// status bar, classroom mode, and persistence (window layout and last scenario in QSettings, the
+// run history in a JSON file in the user's data folder, saved after every run and on exit).
 
 #include "core/report/strategies_report.h"
 #include "ui/models/scenario.h"
@@ -20,6 +20,7 @@ class QTabWidget;
 
 namespace matmulviz::ui {
 
+class BudgetView;
 class GradientsView;
 class KernelView;
 class LadderView;
@@ -37,7 +38,7 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const QString& historyPath = QString(), QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  enum class View { Kernel, Strategies, Memory, Gradients, Multihead };
+  enum class View { Kernel, Strategies, Memory, Gradients, Multihead, Budget };
   void showView(View v);
   /// Classroom mode: full screen, larger fonts, high-contrast palette, large narration.
   void setClassroomMode(bool on);
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView() const { return gradientsView_; }
   MultiheadView* multiheadView() const { return multiheadView_; }
   LadderView* ladderView() const { return ladderView_; }
+  BudgetView* budgetView() const { return budgetView_; }
   RunController* runController() const { return runner_; }
   RunHistory* history() const { return history_; }
   /// The message of the last failed run ("" when the last run succeeded).
@@ -91,6 +93,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView_ = nullptr;
   MultiheadView* multiheadView_ = nullptr;
   LadderView* ladderView_ = nullptr;
+  BudgetView* budgetView_ = nullptr;
   RunController* runner_ = nullptr;
   RunHistory* history_ = nullptr;
   QLabel* banner_ = nullptr;
