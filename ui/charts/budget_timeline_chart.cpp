@@ -46,7 +46,8 @@ void BudgetTimelineChart::setupAxes() {
     p->legend->setWrap(2);
   }
   p->legend->setVisible(true);
-  p->xAxis->setLabel(QStringLiteral("step: the forward's ops, then the backward's (graph order)"));
+  p->xAxis->setLabel(QStringLiteral(
+      "step: the forward's ops, then the backward's, in the order PyTorch runs them"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("values alive (MiB), inputs not counted"));
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));

@@ -185,10 +185,40 @@ void BudgetExplorer::derivePrograms() {
   for (NodeId g : graph_->gradOutputs())
     if (g != kNoNode) roots.push_back(g);
   walk(roots, inBackward_, true);
-  for (NodeId id = 0; id < graph_->size(); ++id) {
+  for (NodeId id = 0; id < graph_->size(); ++id)
     if (inForward_[ix(id)]) forwardProgram_.append(id);
-    if (inBackward_[ix(id)]) backwardProgram_.append(id);
-  }
+  orderBackward();
+}
+
+// PyTorch's reordering_to_mimic_autograd_engine (partitioners.py): from the first user of a
+// tangent on, each backward node in graph order is inserted together with the ancestors it
+// still needs (in graph order), so a recomputed value is made just before its first use rather
+// than at the start of the backward.
+void BudgetExplorer::orderBackward() {
+  std::vector<char> placed(inBackward_.size(), 0);
+  auto insert = [&](NodeId node) {
+    std::vector<NodeId> pending{node}, needed;
+    while (!pending.empty()) {
+      const NodeId id = pending.back();
+      pending.pop_back();
+      if (!inBackward_[ix(id)] || placed[ix(id)]) continue;
+      placed[ix(id)] = 1;
+      needed.push_back(id);
+      const partitioner::Node& n = graph_->node(id);
+      pending.insert(pending.end(), n.args.begin(), n.args.end());
+      pending.insert(pending.end(), n.nestedArgs.begin(), n.nestedArgs.end());
+    }
+    std::sort(needed.begin(), needed.end());
+    for (NodeId id : needed) backwardProgram_.append(id);
+  };
+  NodeId first = graph_->size();
+  for (NodeId t = 0; t < graph_->size(); ++t)
+    if (graph_->node(t).kind == NodeKind::Tangent)
+      for (NodeId u : graph_->node(t).users)
+        if (inBackward_[ix(u)]) first = std::min(first, u);
+  for (NodeId id = first; id < graph_->size(); ++id) insert(id);
+  for (NodeId g : graph_->gradOutputs())  // the output node: gradients made without a tangent
+    if (g != kNoNode) insert(g);
 }
 
 bool BudgetExplorer::isSaved(NodeId node) const {

@@ -89,7 +89,9 @@ class BudgetExplorer : public QObject {
   /// need, primals aside), graph order.
   const QVector<partitioner::NodeId>& forwardProgram() const { return forwardProgram_; }
   /// The nodes the extracted backward runs (from the saved values and tangents to the
-  /// gradients), graph order.
+  /// gradients), in the order PyTorch runs them after reordering_to_mimic_autograd_engine: from
+  /// the first user of a tangent on, in graph order, each node preceded by the recomputed nodes
+  /// it still needs.
   const QVector<partitioner::NodeId>& backwardProgram() const { return backwardProgram_; }
   NodeRole role(partitioner::NodeId node) const;
   bool isSaved(partitioner::NodeId node) const;
@@ -108,6 +110,7 @@ class BudgetExplorer : public QObject {
   void replan();
   void sweep();
   void derivePrograms();
+  void orderBackward();
 
   std::shared_ptr<const partitioner::JointGraph> graph_;
   std::unique_ptr<partitioner::BudgetPlanner> planner_;
