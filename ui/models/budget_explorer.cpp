@@ -255,7 +255,8 @@ QString BudgetExplorer::routeText(PlanRoute route) {
           "the default plan keeps no more than the inputs, so the budget changes nothing");
     case PlanRoute::MoreAggressive:
       return QStringLiteral(
-          "relaxing the default's rules (values used far apart, long chains) already fits");
+          "relaxing the default's rules (values used far apart, long chains) already fits the "
+          "budget");
     case PlanRoute::Aggressive:
       return QStringLiteral("allowing any cheap op to be recomputed already fits the budget");
     case PlanRoute::NoCandidates:
@@ -283,16 +284,23 @@ QString BudgetExplorer::summary() const {
                                         .arg(size(p.activationBytes))
                                         .arg(kept);
   const int64_t base = p.backwardFlops - p.recomputeFlops;
-  const QString extra = base > 0
-                            ? tr(", %1% more than without recomputation")
-                                  .arg(100.0 * double(p.recomputeFlops) / double(base), 0, 'f', 0)
-                            : QString();
-  return tr("Budget %1: the forward %2; the backward recomputes %3 ops, %4 of extra work%5. "
-            "Why: %6. Planned in %7 ms.")
+  QString cost;
+  if (p.recomputed.empty())
+    cost = tr("the backward recomputes nothing");
+  else if (p.recomputeFlops == 0)
+    cost = tr("the backward recomputes %1 cheap ops (pointwise ops, views: FlopCounterMode "
+              "counts no FLOPs for them)")
+               .arg(p.recomputed.size());
+  else
+    cost = tr("the backward recomputes %1 ops, %2 of extra work%3")
+               .arg(p.recomputed.size())
+               .arg(flopsText(p.recomputeFlops))
+               .arg(base > 0 ? tr(", %1% more than without recomputation")
+                                   .arg(100.0 * double(p.recomputeFlops) / double(base), 0, 'f', 0)
+                             : QString());
+  return tr("Budget %1: the forward %2; %3. Why: %4. Planned in %5 ms.")
       .arg(budget_, 0, 'f', 2)
-      .arg(keeps)
-      .arg(p.recomputed.size())
-      .arg(flopsText(p.recomputeFlops), extra, routeText(p.route))
+      .arg(keeps, cost, routeText(p.route))
       .arg(planMs_, 0, 'f', 2);
 }
 

@@ -1,6 +1,7 @@
 #include "ui/models/budget_graph_layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace matmulviz::ui {
@@ -87,6 +88,35 @@ QVector<int> assignLayers(const QVector<Item>& items) {
   return layer;
 }
 
+// A long edge's waypoints on one level where that level is free in every layer it crosses (its
+// lowest, its middle or its highest waypoint's level, tried in that order, else just below
+// everything in those layers): a straight line under or over the boxes rather than a zigzag.
+void straighten(QVector<Item>& items, const QVector<QVector<int>>& layers,
+                const QVector<QVector<int>>& chains) {
+  for (const QVector<int>& chain : chains) {
+    if (chain.size() < 2) continue;
+    QVector<double> ys;
+    for (int w : chain) ys << items[w].y;
+    std::sort(ys.begin(), ys.end());
+    double below = ys.back();
+    for (int w : chain)
+      for (int other : layers[items[w].layer])
+        if (other != w)
+          below = std::max(below, items[other].y + (items[other].size + kWaypointSize) / 2);
+    for (double level : {ys.back(), ys[ys.size() / 2], ys.front(), below}) {
+      bool free = true;
+      for (int w : chain)
+        for (int other : layers[items[w].layer])
+          if (other != w &&
+              std::abs(items[other].y - level) < (items[other].size + kWaypointSize) / 2)
+            free = false;
+      if (!free) continue;
+      for (int w : chain) items[w].y = level;
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 int GraphLayout::indexOf(NodeId node) const {
@@ -145,6 +175,7 @@ GraphLayout layoutGraph(const JointGraph& graph, const QVector<NodeId>& nodes) {
     sweep(items, layers, false);
   }
   sweep(items, layers, true);
+  straighten(items, layers, chains);
   double top = 0, bottom = 0;
   for (const Item& it : items) top = std::min(top, it.y), bottom = std::max(bottom, it.y);
   for (int i = 0; i < nodes.size(); ++i)
