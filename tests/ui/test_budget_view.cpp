@@ -115,6 +115,23 @@ class TestBudgetView : public QObject {
     QVERIFY(view.frontierModel()->rowCount() >= 2);
   }
 
+  // Classroom mode: larger fonts, wider columns, still no box over another or over a label.
+  void presentationModeKeepsBoxesApart() {
+    BudgetView view;
+    view.resize(1280, 680);  // a projector, full screen, the scenario panel hidden
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const double wideBefore = view.graphChart()->preferredExportSize().width();
+    view.setPresentationMode(true);
+    QVERIFY(view.graphChart()->presentationMode());
+    QVERIFY(view.graphChart()->preferredExportSize().width() > wideBefore);
+    view.graphChart()->replotNow();
+    const QStringList bad =
+        overlaps(view.graphChart()->nodeRects(), view.graphChart()->labelRects());
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join(", ")));
+    savePng(view, "budget-view-presentation");
+  }
+
   void noOverlaps_data() {
     QTest::addColumn<QString>("example");
     for (const BudgetExample& e : budgetExamples()) QTest::newRow(qPrintable(e.key)) << e.key;

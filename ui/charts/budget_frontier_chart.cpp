@@ -102,14 +102,19 @@ void BudgetFrontierChart::setupAxes() {
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
     p->plotLayout()->setRowStretchFactor(0, 0.01);
   }
-  p->xAxis->setLabel(QStringLiteral("activation memory kept for the backward (MiB)"));
-  p->yAxis->setLabel(QStringLiteral("extra backward work: recomputation (GFLOP)"));
+  // Classroom mode's larger fonts get the short labels.
+  const bool big = presentationMode();
+  p->xAxis->setLabel(big ? QStringLiteral("activations saved (MiB)")
+                         : QStringLiteral("activation memory saved for the backward (MiB)"));
+  p->yAxis->setLabel(big ? QStringLiteral("recomputed (GFLOP)")
+                         : QStringLiteral("extra backward work: recomputation (GFLOP)"));
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
   QFont f = font();
   f.setPointSize(fontPointSize(10));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("Pareto frontier: one point per distinct plan (click to choose)"));
+  title->setText(QStringLiteral("Pareto frontier: one point per distinct plan%1(click to choose)")
+                     .arg(big ? QStringLiteral("\n") : QStringLiteral(" ")));
   p->legend->setVisible(true);
   p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }

@@ -147,8 +147,8 @@ void BudgetGraphChart::setupFrame() {
     p->plotLayout()->setRowStretchFactor(0, 0.01);
     p->plotLayout()->setRowStretchFactor(2, 0.01);
     p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    p->legend->setWrap(kRoles);
   }
+  p->legend->setWrap(presentationMode() ? kRoles / 2 : kRoles);
   p->legend->setVisible(true);
   for (QCPAxis* a : {p->xAxis, p->yAxis}) {
     a->setVisible(false);
@@ -171,9 +171,10 @@ void BudgetGraphChart::setTitle() {
   const BudgetExplorer* e = model_ ? model_->explorer() : nullptr;
   title->setText(
       e && e->hasGraph()
-          ? QStringLiteral("forward graph at budget %1: boxes are ops, arrows are tensors with "
+          ? QStringLiteral("forward graph at budget %1:%2boxes are ops, arrows are tensors with "
                            "their sizes, colours are the plan")
                 .arg(e->budget(), 0, 'f', 2)
+                .arg(presentationMode() ? QStringLiteral("\n") : QStringLiteral(" "))
           : QStringLiteral("forward graph (choose a graph)"));
   if (clipped_) title->setText(title->text() + QStringLiteral(" (drag to see the rest)"));
 }

@@ -23,6 +23,8 @@ BudgetTimelineChart::BudgetTimelineChart(QWidget* parent) : ChartView(parent) {
   plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot()->axisRect()->setRangeDrag(Qt::Horizontal);
   plot()->axisRect()->setRangeZoom(Qt::Horizontal);
+  connect(plot()->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot()->xAxis2,
+          qOverload<const QCPRange&>(&QCPAxis::setRange));
   rebuild();
 }
 
@@ -46,16 +48,21 @@ void BudgetTimelineChart::setupAxes() {
     p->legend->setWrap(2);
   }
   p->legend->setVisible(true);
-  p->xAxis->setLabel(QStringLiteral(
-      "step: the forward's ops, then the backward's, in the order PyTorch runs them"));
+  p->xAxis->setLabel(
+      presentationMode()
+          ? QStringLiteral("step: forward, then backward")
+          : QStringLiteral(
+                "step: the forward's ops, then the backward's, in the order PyTorch runs them"));
   setIntegerTicks(p->xAxis);
-  p->yAxis->setLabel(QStringLiteral("values alive (MiB), inputs not counted"));
+  p->yAxis->setLabel(presentationMode() ? QStringLiteral("alive (MiB)")
+                                        : QStringLiteral("values alive (MiB), inputs not counted"));
   auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
   QFont f = font();
   f.setPointSize(fontPointSize(10));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("this plan's memory, derived from the graph (not measured)"));
+  title->setText(QStringLiteral("this plan's memory,%1derived from the graph (not measured)")
+                     .arg(presentationMode() ? QStringLiteral("\n") : QStringLiteral(" ")));
 }
 
 void BudgetTimelineChart::addBands() {
@@ -75,7 +82,7 @@ void BudgetTimelineChart::addBands() {
     g->setName(BudgetTimelineModel::bandText(band));
     g->setLineStyle(QCPGraph::lsStepCenter);
     // The graph chart's colours: saved blue, recomputed orange.
-    const int colour[] = {0, 1, 4, 2};
+    const int colour[] = {0, 1, presentationMode() ? 6 : 4, 2};
     QColor c = seriesColor(colour[b]);
     g->setPen(QPen(c.darker(120), 1));
     c.setAlpha(presentationMode() ? 230 : 170);
@@ -86,7 +93,7 @@ void BudgetTimelineChart::addBands() {
   }
   const double top = *std::max_element(sum.begin(), sum.end());
   p->xAxis->setRange(-0.5, n - 0.5);
-  p->yAxis->setRange(logScale() ? kLogFloorMiB : 0, std::max(top * 1.18, 0.01));
+  p->yAxis->setRange(logScale() ? kLogFloorMiB : 0, std::max(top * 1.3, 0.01));
 }
 
 void BudgetTimelineChart::markPhases() {
@@ -96,12 +103,13 @@ void BudgetTimelineChart::markPhases() {
   line->point1->setCoords(split, 0);
   line->point2->setCoords(split, 1);
   line->setPen(QPen(QColor(80, 80, 80), 1.5, Qt::DashLine));
-  auto* label = new QCPItemText(p);
-  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  label->position->setCoords(split, 0.02);
-  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-  label->setPadding(QMargins(4, 0, 0, 0));
-  label->setText(QStringLiteral("forward | backward"));
+  // Named on the top axis, above the data, where no band or label can cover it.
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  ticker->addTick(split, QStringLiteral("forward | backward"));
+  p->xAxis2->setTicker(ticker);
+  p->xAxis2->setSubTicks(false);
+  p->xAxis2->setVisible(true);
+  p->xAxis2->setRange(p->xAxis->range());
   const int peak = model_->peakStep();
   const double peakMiB = model_->totalSeries()[peak] / kMiB;
   auto* arrow = new QCPItemText(p);
@@ -110,12 +118,10 @@ void BudgetTimelineChart::markPhases() {
   arrow->setText(QStringLiteral("peak %1 at %2")
                      .arg(QString::fromStdString(formatSize(model_->totalSeries()[peak])),
                           model_->nodeName(peak)));
-  for (QCPItemText* t : {label, arrow}) {
-    QFont f = font();
-    f.setPointSize(fontPointSize(8));
-    t->setFont(f);
-    t->setColor(QColor(40, 40, 40));
-  }
+  QFont f = font();
+  f.setPointSize(fontPointSize(8));
+  arrow->setFont(f);
+  arrow->setColor(QColor(40, 40, 40));
 }
 
 void BudgetTimelineChart::rebuild() {
@@ -123,6 +129,7 @@ void BudgetTimelineChart::rebuild() {
   p->clearPlottables();
   p->clearItems();
   setupAxes();
+  p->xAxis2->setVisible(false);
   if (model_ && model_->stepCount() > 0) {
     addBands();
     markPhases();

@@ -117,6 +117,33 @@ void straighten(QVector<Item>& items, const QVector<QVector<int>>& layers,
   }
 }
 
+// An edge over several layers becomes a chain through one waypoint item per layer crossed;
+// returns each edge's chain (empty for an edge between neighbouring layers).
+QVector<QVector<int>> addWaypoints(QVector<Item>& items, const QVector<GraphLayout::Edge>& edges,
+                                   const QVector<int>& layer) {
+  QVector<QVector<int>> chains(edges.size());
+  for (int e = 0; e < edges.size(); ++e) {
+    const int from = edges[e].from, to = edges[e].to;
+    if (layer[to] - layer[from] <= 1) continue;
+    items[to].preds.removeOne(from);
+    items[from].succs.removeOne(to);
+    int prev = from;
+    for (int l = layer[from] + 1; l < layer[to]; ++l) {
+      Item w;
+      w.layer = l;
+      w.size = kWaypointSize;
+      w.preds << prev;
+      items.append(w);
+      items[prev].succs << items.size() - 1;
+      chains[e] << items.size() - 1;
+      prev = items.size() - 1;
+    }
+    items[prev].succs << to;
+    items[to].preds << prev;
+  }
+  return chains;
+}
+
 }  // namespace
 
 int GraphLayout::indexOf(NodeId node) const {
@@ -143,27 +170,7 @@ GraphLayout layoutGraph(const JointGraph& graph, const QVector<NodeId>& nodes) {
   }
   const QVector<int> layer = assignLayers(items);
   for (int i = 0; i < items.size(); ++i) items[i].layer = layer[i];
-  // Waypoints: an edge over several layers becomes a chain through one item per layer.
-  QVector<QVector<int>> chains(out.edges.size());
-  for (int e = 0; e < out.edges.size(); ++e) {
-    const int from = out.edges[e].from, to = out.edges[e].to;
-    if (layer[to] - layer[from] <= 1) continue;
-    items[to].preds.removeOne(from);
-    items[from].succs.removeOne(to);
-    int prev = from;
-    for (int l = layer[from] + 1; l < layer[to]; ++l) {
-      Item w;
-      w.layer = l;
-      w.size = kWaypointSize;
-      w.preds << prev;
-      items.append(w);
-      items[prev].succs << items.size() - 1;
-      chains[e] << items.size() - 1;
-      prev = items.size() - 1;
-    }
-    items[prev].succs << to;
-    items[to].preds << prev;
-  }
+  const QVector<QVector<int>> chains = addWaypoints(items, out.edges, layer);
   out.layers = nodes.isEmpty() ? 0 : *std::max_element(layer.begin(), layer.end()) + 1;
   QVector<QVector<int>> layers(out.layers);
   for (int i = 0; i < items.size(); ++i) {

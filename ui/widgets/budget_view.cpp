@@ -48,7 +48,7 @@ BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
   timeline_ = new BudgetTimelineChart;
   timeline_->setObjectName("budgetTimeline");
   for (ChartView* c : {static_cast<ChartView*>(frontier_), static_cast<ChartView*>(timeline_)})
-    c->setMinimumSize(360, 300);
+    c->setMinimumSize(360, 240);
   auto* bottom = new QSplitter(Qt::Horizontal);
   bottom->addWidget(frontier_);
   bottom->addWidget(timeline_);
