@@ -15,7 +15,7 @@ using partitioner::NodeKind;
 
 namespace {
 
-constexpr int kRoles = 6;
+constexpr int kRoles = 7;
 constexpr int kTitleAndLegendPx = 110;
 
 /// Names as FX writes them, shortened for a box: "_scaled_dot_product_efficient_attention_1"
@@ -32,6 +32,7 @@ QString shortName(QString s) {
 QColor border(NodeRole role, bool presentation) {
   switch (role) {
     case NodeRole::Saved:
+    case NodeRole::SavedView:
       return QColor(0, 70, 120);
     case NodeRole::Recomputed:
       return QColor(160, 90, 0);
@@ -68,6 +69,8 @@ QColor BudgetGraphChart::roleColor(NodeRole role) const {
       return QColor(222, 222, 222);
     case NodeRole::Saved:
       return seriesColor(0);  // blue
+    case NodeRole::SavedView:
+      return QColor(190, 220, 240);  // pale blue: saved, but free
     case NodeRole::Recomputed:
       return seriesColor(1);  // orange
     case NodeRole::BackwardOnly:
@@ -148,7 +151,7 @@ void BudgetGraphChart::setupFrame() {
     p->plotLayout()->setRowStretchFactor(2, 0.01);
     p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   }
-  p->legend->setWrap(presentationMode() ? kRoles / 2 : kRoles);
+  p->legend->setWrap(presentationMode() ? (kRoles + 1) / 2 : kRoles);
   p->legend->setVisible(true);
   for (QCPAxis* a : {p->xAxis, p->yAxis}) {
     a->setVisible(false);

@@ -69,6 +69,8 @@ QString nodeRoleText(NodeRole role) {
       return QStringLiteral("parameter");
     case NodeRole::Saved:
       return QStringLiteral("saved for the backward");
+    case NodeRole::SavedView:
+      return QStringLiteral("saved, a view of an input (free)");
     case NodeRole::Recomputed:
       return QStringLiteral("recomputed in the backward");
     case NodeRole::BackwardOnly:
@@ -94,6 +96,8 @@ void BudgetExplorer::setGraph(std::shared_ptr<const JointGraph> graph, const QSt
   forwardNodes_.clear();
   if (graph_) {
     planner_ = std::make_unique<partitioner::BudgetPlanner>(*graph_);
+    inputStorages_.clear();
+    for (NodeId i : planner_->info().inputs) inputStorages_.push_back(graph_->node(i).storage);
     const auto& tangentDependent = planner_->info().tangentDependent;
     for (NodeId n = 0; n < graph_->size(); ++n)
       if (graph_->node(n).kind != NodeKind::Output && !tangentDependent[ix(n)])
@@ -229,10 +233,16 @@ NodeRole BudgetExplorer::role(NodeId id) const {
   const partitioner::Node& node = graph_->node(id);
   if (node.kind == NodeKind::Primal)
     return node.staticParameter ? NodeRole::Parameter : NodeRole::Input;
-  if (isSaved(id)) return NodeRole::Saved;
+  if (isSaved(id)) return inInputStorage(id) ? NodeRole::SavedView : NodeRole::Saved;
   if (inBackward_[ix(id)])
     return inForward_[ix(id)] ? NodeRole::Recomputed : NodeRole::BackwardOnly;
   return NodeRole::ForwardOnly;
+}
+
+bool BudgetExplorer::inInputStorage(NodeId node) const {
+  const auto& storage = graph_->node(node).storage;
+  return storage &&
+         std::find(inputStorages_.begin(), inputStorages_.end(), storage) != inputStorages_.end();
 }
 
 int BudgetExplorer::currentFrontierIndex() const {
@@ -273,12 +283,8 @@ QString BudgetExplorer::summary() const {
   if (!graph_) return tr("Choose a graph to plan.");
   const BudgetPlan& p = plan_;
   // Values that cost memory: not an input, nor a view of one (what activationBytes sums).
-  std::vector<std::optional<int64_t>> inputStorages;
-  for (NodeId i : info()->inputs) inputStorages.push_back(graph_->node(i).storage);
   int kept = 0;
-  for (NodeId s : p.savedUsed)
-    kept += std::find(inputStorages.begin(), inputStorages.end(), graph_->node(s).storage) ==
-            inputStorages.end();
+  for (NodeId s : p.savedUsed) kept += !inInputStorage(s);
   const QString keeps = kept == 0 ? tr("keeps nothing but its inputs for the backward")
                                   : tr("keeps %1 of activations (%2 values) for the backward")
                                         .arg(size(p.activationBytes))

@@ -34,6 +34,7 @@ enum class NodeRole {
   Input,         ///< a forward input (kept alive by the caller anyway)
   Parameter,     ///< a static parameter (kept alive by the module anyway)
   Saved,         ///< saved by the forward for the backward: activation memory
+  SavedView,     ///< saved, but a view of an input: no memory beyond the input's
   Recomputed,    ///< run by the forward and run again by the backward
   BackwardOnly,  ///< computed from forward values, but only the backward needs it: runs there
   ForwardOnly,   ///< run by the forward, neither saved nor needed again
@@ -95,6 +96,8 @@ class BudgetExplorer : public QObject {
   const QVector<partitioner::NodeId>& backwardProgram() const { return backwardProgram_; }
   NodeRole role(partitioner::NodeId node) const;
   bool isSaved(partitioner::NodeId node) const;
+  /// The node's value lives in an input's storage (an input, or a view of one).
+  bool inInputStorage(partitioner::NodeId node) const;
 
   /// The plan in plain words: what is kept, what is recomputed at what cost, and why.
   QString summary() const;
@@ -122,6 +125,7 @@ class BudgetExplorer : public QObject {
   QVector<FrontierPoint> frontier_;
   QVector<partitioner::NodeId> forwardNodes_, forwardProgram_, backwardProgram_;
   std::vector<char> saved_, inForward_, inBackward_;
+  std::vector<std::optional<int64_t>> inputStorages_;  ///< storages of the primals
 };
 
 }  // namespace matmulviz::ui

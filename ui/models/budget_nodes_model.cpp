@@ -20,6 +20,10 @@ QString meaning(NodeRole role) {
       return QStringLiteral("Parameters live as long as the model: saving one costs nothing.");
     case NodeRole::Saved:
       return QStringLiteral("The forward keeps this value alive until the backward has used it.");
+    case NodeRole::SavedView:
+      return QStringLiteral(
+          "The forward keeps this value for the backward, but it is a view of an input that "
+          "stays alive anyway: it costs no memory.");
     case NodeRole::Recomputed:
       return QStringLiteral(
           "The forward frees this value early; the backward computes it again from saved "
@@ -67,16 +71,10 @@ QString BudgetNodesModel::toolTip(int row) const {
   if (row < 0 || row >= rowCount()) return {};
   const partitioner::Node& n = explorer_->graph()->node(nodeAt(row));
   const NodeRole role = roleAt(row);
-  QString op = n.kind == partitioner::NodeKind::Primal ? nodeRoleText(role) : qs(n.op);
-  QString text = QStringLiteral("%1 (%2): %3, %4\n%5: %6")
-                     .arg(qs(n.name), op, qs(formatSize(n.bytes)), flopsText(n.flops),
-                          nodeRoleText(role), meaning(role));
-  if (role == NodeRole::Saved && n.storage) {
-    for (NodeId i : explorer_->info()->inputs)
-      if (explorer_->graph()->node(i).storage == n.storage)
-        return text + QStringLiteral(" It is a view of an input: no extra memory.");
-  }
-  return text;
+  const QString op = n.kind == partitioner::NodeKind::Primal ? nodeRoleText(role) : qs(n.op);
+  return QStringLiteral("%1 (%2): %3, %4\n%5: %6")
+      .arg(qs(n.name), op, qs(formatSize(n.bytes)), flopsText(n.flops), nodeRoleText(role),
+           meaning(role));
 }
 
 int BudgetNodesModel::rowCount(const QModelIndex& parent) const {

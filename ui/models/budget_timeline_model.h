@@ -1,12 +1,13 @@
 #pragma once
 // The memory timeline of a plan's forward and backward, derived from the graph (not measured):
 // the forward runs BudgetExplorer::forwardProgram in graph order, then the backward runs
-// backwardProgram in PyTorch's order (recomputation just before its first use). A value is allocated at its node's step and freed after its last use in the
-// same pass; a saved value stays alive from the forward until its last use in the backward; a
-// recomputed value is allocated again in the backward; tangents live from the backward's start,
-// gradients to its end. Views share their base's storage (counted once, alive while any view is
-// used); tuples count through their items. Inputs and parameters are not counted (the caller
-// keeps them alive either way). One row per step; the alive bytes split into four bands.
+// backwardProgram in PyTorch's order (recomputation just before its first use). A value is
+// allocated at its node's step and freed after its last use in the same pass; a saved value stays
+// alive from the forward until its last use in the backward; a recomputed value is allocated again
+// in the backward; tangents live from the backward's start, gradients to its end. Views share their
+// base's storage (counted once, alive while any view is used); tuples count through their items.
+// Inputs and parameters are not counted (the caller keeps them alive either way). One row per step;
+// the alive bytes split into four bands.
 
 #include "ui/models/budget_explorer.h"
 
