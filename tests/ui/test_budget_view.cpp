@@ -53,6 +53,12 @@ class TestBudgetView : public QObject {
     view.resize(1250, 860);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // Beside the scenario panel on a 1600-pixel screen, in both modes.
+    QVERIFY2(view.minimumSizeHint().width() <= 1150,
+             qPrintable(QString::number(view.minimumSizeHint().width())));
+    view.setPresentationMode(true);
+    QVERIFY(view.minimumSizeHint().width() <= 1250);
+    view.setPresentationMode(false);
     auto* slider = view.findChild<QSlider*>("budgetSlider");
     auto* spin = view.findChild<QDoubleSpinBox*>("budgetSpin");
     QVERIFY(slider && spin);

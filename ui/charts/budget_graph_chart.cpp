@@ -151,7 +151,9 @@ void BudgetGraphChart::setupFrame() {
     p->plotLayout()->setRowStretchFactor(2, 0.01);
     p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   }
-  p->legend->setWrap(presentationMode() ? (kRoles + 1) / 2 : kRoles);
+  // Two rows (three in classroom mode): one row of seven would make the window wider than a
+  // 1600-pixel screen beside the scenario panel.
+  p->legend->setWrap(presentationMode() ? 3 : (kRoles + 1) / 2);
   p->legend->setVisible(true);
   for (QCPAxis* a : {p->xAxis, p->yAxis}) {
     a->setVisible(false);

@@ -31,12 +31,10 @@ QString size(int64_t bytes) {
 }  // namespace
 
 QVector<BudgetExample> budgetExamples() {
-  return {{QStringLiteral("mm-cos-chain"),
-           QStringLiteral("mm + cos chain, 5 layers, 512 x 512 float32 (the issue's example)")},
+  return {{QStringLiteral("mm-cos-chain"), QStringLiteral("mm + cos chain, 5 layers, 512 x 512")},
           {QStringLiteral("mm-cos-chain-parameters"),
-           QStringLiteral("mm + cos chain, 5 layers, the weights as module parameters")},
-          {QStringLiteral("transformer-2"),
-           QStringLiteral("transformer-like, 2 layers (attention + two matmuls), float16")}};
+           QStringLiteral("mm + cos chain, weights as parameters")},
+          {QStringLiteral("transformer-2"), QStringLiteral("transformer-like, 2 layers")}};
 }
 
 std::shared_ptr<const JointGraph> makeBudgetExample(const QString& key) {

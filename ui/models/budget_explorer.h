@@ -20,7 +20,7 @@ namespace matmulviz::ui {
 /// A built-in joint graph the Budget view offers.
 struct BudgetExample {
   QString key;    ///< "mm-cos-chain": for the command line
-  QString title;  ///< "5 layers of mm + cos, 512 x 512 float32": for people
+  QString title;  ///< "mm + cos chain, 5 layers, 512 x 512": for people
 };
 QVector<BudgetExample> budgetExamples();
 /// The graph of example `key`; nullptr when there is no such example.

@@ -78,7 +78,13 @@ QWidget* BudgetView::buildControls() {
   example_ = new QComboBox;
   example_->setObjectName("budgetExample");
   for (const BudgetExample& e : budgetExamples()) example_->addItem(e.title, e.key);
-  example_->setToolTip(tr("The joint forward and backward graph to plan"));
+  example_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  example_->setMinimumContentsLength(30);  // a long title never widens the window
+  example_->setToolTip(
+      tr("The joint forward and backward graph to plan: x.cos() then five times mm(y, w).cos() "
+         "over 512 x 512 float32 (the weights plain tensors that require grad, or module "
+         "parameters), or a transformer-like chain (attention and two matmuls per layer, "
+         "float16)"));
   solver_ = new QComboBox;
   solver_->setObjectName("budgetSolver");
   solver_->addItem(tr("dp (PyTorch's default)"), int(partitioner::KnapsackSolver::Dp));
