@@ -113,8 +113,9 @@ void BudgetFrontierChart::setupAxes() {
   f.setPointSize(fontPointSize(10));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("Pareto frontier: one point per distinct plan%1(click to choose)")
-                     .arg(big ? QStringLiteral("\n") : QStringLiteral(" ")));
+  title->setText(big ? QStringLiteral("Pareto frontier (click a plan)")
+                     : QStringLiteral("Pareto frontier: one point per distinct plan (click to "
+                                      "choose)"));
   p->legend->setVisible(true);
   p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }

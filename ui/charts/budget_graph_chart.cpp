@@ -151,8 +151,8 @@ void BudgetGraphChart::setupFrame() {
     p->plotLayout()->setRowStretchFactor(2, 0.01);
     p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   }
-  // Two rows (three in classroom mode): one row of seven would make the window wider than a
-  // 1600-pixel screen beside the scenario panel.
+  // Two rows (three in classroom mode's larger font): one row of seven would make the window
+  // wider than a 1600-pixel screen beside the scenario panel.
   p->legend->setWrap(presentationMode() ? 3 : (kRoles + 1) / 2);
   p->legend->setVisible(true);
   for (QCPAxis* a : {p->xAxis, p->yAxis}) {
@@ -174,13 +174,14 @@ void BudgetGraphChart::setTitle() {
   f.setBold(true);
   title->setFont(f);
   const BudgetExplorer* e = model_ ? model_->explorer() : nullptr;
-  title->setText(
-      e && e->hasGraph()
-          ? QStringLiteral("forward graph at budget %1:%2boxes are ops, arrows are tensors with "
-                           "their sizes, colours are the plan")
-                .arg(e->budget(), 0, 'f', 2)
-                .arg(presentationMode() ? QStringLiteral("\n") : QStringLiteral(" "))
-          : QStringLiteral("forward graph (choose a graph)"));
+  title->setText(e && e->hasGraph()
+                     ? QStringLiteral("forward graph at budget %1%2")
+                           .arg(e->budget(), 0, 'f', 2)
+                           .arg(presentationMode()
+                                    ? QString()
+                                    : QStringLiteral(": boxes are ops, arrows are tensors "
+                                                     "with their sizes, colours are the plan"))
+                     : QStringLiteral("forward graph (choose a graph)"));
   if (clipped_) title->setText(title->text() + QStringLiteral(" (drag to see the rest)"));
 }
 

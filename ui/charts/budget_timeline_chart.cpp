@@ -61,8 +61,9 @@ void BudgetTimelineChart::setupAxes() {
   f.setPointSize(fontPointSize(10));
   f.setBold(true);
   title->setFont(f);
-  title->setText(QStringLiteral("this plan's memory,%1derived from the graph (not measured)")
-                     .arg(presentationMode() ? QStringLiteral("\n") : QStringLiteral(" ")));
+  title->setText(presentationMode()
+                     ? QStringLiteral("memory, derived (not measured)")
+                     : QStringLiteral("this plan's memory, derived from the graph (not measured)"));
 }
 
 void BudgetTimelineChart::addBands() {
