@@ -16,7 +16,6 @@ using partitioner::NodeKind;
 namespace {
 
 constexpr int kRoles = 7;
-constexpr int kTitleAndLegendPx = 110;
 
 /// Names as FX writes them, shortened for a box: "_scaled_dot_product_efficient_attention_1"
 /// -> "sdpa_efficient_1"; anything longer than 18 characters elided in the middle.
@@ -123,10 +122,21 @@ QSizeF BudgetGraphChart::cellPixels() const {
   return {double(boxW + 10 + labelW + 10), double(2 * fb.lineSpacing() + 8 + 16)};
 }
 
+// Pixels above and below the axis rect: the title and the legend's rows (two, three in
+// classroom mode), with their margins.
+int BudgetGraphChart::chromePixels() const {
+  QFont title = font(), legend = font();
+  title.setPointSize(fontPointSize(10));
+  title.setBold(true);
+  legend.setPointSize(fontPointSize(9));
+  const int rows = presentationMode() ? 3 : 2;
+  return QFontMetrics(title).height() + 10 + rows * (QFontMetrics(legend).height() + 8) + 16;
+}
+
 QSize BudgetGraphChart::preferredExportSize() const {
   const QSizeF cell = cellPixels();
   const QSize fit(int(cell.width() * layout_.layers) + 40,
-                  int(cell.height() * layout_.height) + kTitleAndLegendPx + 40);
+                  int(cell.height() * layout_.height) + chromePixels() + 40);
   return fit.expandedTo(defaultExportSize());
 }
 
@@ -294,7 +304,7 @@ void BudgetGraphChart::recolour() {
 void BudgetGraphChart::fitRanges() {
   QCustomPlot* p = plot();
   const QSizeF cell = cellPixels();
-  const double w = std::max(100, width() - 16), h = std::max(100, height() - kTitleAndLegendPx);
+  const double w = std::max(100, width() - 16), h = std::max(100, height() - chromePixels());
   const double cols = std::max(1.0, std::floor(w / cell.width()));
   const double rows = std::max(1.0, std::floor(h / cell.height()));
   const double layers = std::max(1, layout_.layers), height = std::max(1.0, layout_.height);

@@ -68,6 +68,7 @@ class BudgetGraphChart : public ChartView {
   QString boxText(int row) const;
   /// Pixels one layer and one row need (box, size label, gaps).
   QSizeF cellPixels() const;
+  int chromePixels() const;
 
   QPointer<const BudgetNodesModel> model_;
   QMetaObject::Connection resetConn_, dataConn_;
