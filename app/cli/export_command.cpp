@@ -9,6 +9,7 @@
 #include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
 #include "core/costmodel/report_predictions.h"
+#include "core/partitioner/graph_json.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_load.h"
@@ -45,6 +46,7 @@ struct Options {
   std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title, report;
   std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
   double budget = 0.3;
+  std::string budgetGraph;  ///< a graph file (kind "budget-graph"): its charts, not the example's
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -70,6 +72,13 @@ void checkBudgetOptions(const Options& o) {
   if (!allowed.contains(QString::fromStdString(o.budgetExample)))
     throw std::invalid_argument("--budget-example: unknown example '" + o.budgetExample +
                                 "' (allowed: " + allowed.join(", ").toStdString() + ")");
+  if (!o.budgetGraph.empty()) {
+    try {
+      ui::checkPlannable(partitioner::readGraphFile(o.budgetGraph).graph);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("--budget-graph: ") + e.what());
+    }
+  }
   if (!(o.budget >= 0 && o.budget <= 1))
     throw std::invalid_argument("--budget: the valid range is 0 <= budget <= 1, not " +
                                 std::to_string(o.budget));
@@ -250,7 +259,10 @@ int run(const Options& o, const CLI::App& cmd) {
   say("rendering the charts");
   QString error;
   written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
-  if (error.isEmpty() && o.budgetExample != "none")
+  if (error.isEmpty() && !o.budgetGraph.empty())
+    written += ui::exportBudgetGraphFileCharts(QString::fromStdString(o.budgetGraph), o.budget,
+                                               dir.path(), formats, &error);
+  else if (error.isEmpty() && o.budgetExample != "none")
     written += ui::exportBudgetCharts(QString::fromStdString(o.budgetExample), o.budget, dir.path(),
                                       formats, &error);
   for (const QString& f : written) std::cout << f.toStdString() << "\n";
@@ -294,6 +306,10 @@ Action addExportCommand(CLI::App& app) {
          "timeline) are written: mm-cos-chain (default) | mm-cos-chain-parameters | "
          "transformer-2 | none",
          "NAME");
+  option("--budget-graph", o->budgetGraph,
+         "write the Budget charts of this traced joint graph instead of the example's (a graph "
+         "file: matmulviz-cli budget SCRIPT --function F --graph-out FILE --no-sweep)",
+         "FILE");
   cmd->add_option("--budget", o->budget,
                   "the activation memory budget of those charts, 0 to 1 (default 0.3)")
       ->type_name("B");

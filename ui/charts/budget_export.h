@@ -3,6 +3,8 @@
 // needed (the caller has a QApplication): `matmulviz-cli export` writes them beside the
 // strategies charts.
 
+#include "core/partitioner/joint_graph.h"
+
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -17,5 +19,16 @@ namespace matmulviz::ui {
 QStringList exportBudgetCharts(const QString& example, double budget, const QString& dir,
                                const QStringList& formats, QString* error,
                                QSize size = {1600, 900});
+
+/// The same charts for `graph` (a traced function's, from a graph file) titled `title`.
+QStringList exportBudgetCharts(const partitioner::JointGraph& graph, const QString& title,
+                               double budget, const QString& dir, const QStringList& formats,
+                               QString* error, QSize size = {1600, 900});
+
+/// The same charts for the graph file at `graphFile` (kind "budget-graph", its title); a file
+/// that cannot be read or planned sets *error (the file's name and the problem).
+QStringList exportBudgetGraphFileCharts(const QString& graphFile, double budget, const QString& dir,
+                                        const QStringList& formats, QString* error,
+                                        QSize size = {1600, 900});
 
 }  // namespace matmulviz::ui

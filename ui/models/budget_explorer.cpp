@@ -79,6 +79,13 @@ QString nodeRoleText(NodeRole role) {
   return {};
 }
 
+void checkPlannable(const JointGraph& graph) {
+  partitioner::BudgetPlanner planner(graph);
+  for (KnapsackSolver solver : {KnapsackSolver::Dp, KnapsackSolver::Greedy})
+    for (int i = 0; i <= BudgetExplorer::sweepSteps(); ++i)
+      planner.plan(double(i) / BudgetExplorer::sweepSteps(), solver);
+}
+
 BudgetExplorer::BudgetExplorer(QObject* parent) : QObject(parent) {}
 
 BudgetExplorer::~BudgetExplorer() = default;

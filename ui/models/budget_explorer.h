@@ -26,6 +26,12 @@ QVector<BudgetExample> budgetExamples();
 /// The graph of example `key`; nullptr when there is no such example.
 std::shared_ptr<const partitioner::JointGraph> makeBudgetExample(const QString& key);
 
+/// Plans `graph` (one read from a file) at every budget the explorer sweeps, with both solvers,
+/// so that a graph the planner refuses is refused before the explorer holds it. Throws the
+/// planner's std::exception (std::overflow_error for sizes beyond 64-bit flow arithmetic,
+/// std::logic_error for a graph whose backward needs an unsaved input).
+void checkPlannable(const partitioner::JointGraph& graph);
+
 /// FLOPs with a decimal prefix and 3 significant digits: "805 MFLOP", "1.34 GFLOP", "0 FLOP".
 QString flopsText(int64_t flops);
 
