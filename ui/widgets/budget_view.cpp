@@ -7,11 +7,14 @@
 #include "ui/models/budget_frontier_model.h"
 #include "ui/models/budget_nodes_model.h"
 #include "ui/models/budget_timeline_model.h"
+#include "ui/widgets/budget_tracer.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
@@ -33,7 +36,9 @@ BudgetView::BudgetView(QWidget* parent) : QWidget(parent) {
   frontierModel_ = new BudgetFrontierModel(this);
   timelineModel_ = new BudgetTimelineModel(this);
   auto* layout = new QVBoxLayout(this);
+  tracer_ = new BudgetTracer(this);
   layout->addWidget(buildControls());
+  layout->addWidget(buildTraceRow());
   summary_ = new QLabel;
   summary_->setObjectName("budgetSummary");
   summary_->setWordWrap(true);
@@ -78,13 +83,22 @@ QWidget* BudgetView::buildControls() {
   example_ = new QComboBox;
   example_->setObjectName("budgetExample");
   for (const BudgetExample& e : budgetExamples()) example_->addItem(e.title, e.key);
+  for (const QString& script : BudgetTracer::exampleScripts())  // traced when chosen
+    example_->addItem(QFileInfo(script).fileName() + QStringLiteral(": f"),
+                      QLatin1String(kTracePrefix) + script);
   example_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   example_->setMinimumContentsLength(30);  // a long title never widens the window
   example_->setToolTip(
       tr("The joint forward and backward graph to plan: x.cos() then five times mm(y, w).cos() "
          "over 512 x 512 float32 (the weights plain tensors that require grad, or module "
          "parameters), or a transformer-like chain (attention and two matmuls per layer, "
-         "float16)"));
+         "float16); or a traced function: the repository's examples/budget_*.py, traced when "
+         "chosen, and every function traced with \"Trace a function...\""));
+  traceButton_ = new QPushButton(tr("Trace a function…"));
+  traceButton_->setObjectName("budgetTrace");
+  traceButton_->setToolTip(
+      tr("Trace a function of a Python script (matmulviz.torch, no arguments, returns a scalar "
+         "loss) into its joint forward and backward graph, as torch.compile does, and plan it"));
   solver_ = new QComboBox;
   solver_->setObjectName("budgetSolver");
   solver_->addItem(tr("dp (PyTorch's default)"), int(partitioner::KnapsackSolver::Dp));
@@ -107,6 +121,7 @@ QWidget* BudgetView::buildControls() {
   spin_->setToolTip(slider_->toolTip());
   h->addWidget(new QLabel(tr("Graph")));
   h->addWidget(example_, 2);
+  h->addWidget(traceButton_);
   h->addSpacing(12);
   h->addWidget(new QLabel(tr("Memory budget")));
   h->addWidget(slider_, 3);
@@ -114,8 +129,8 @@ QWidget* BudgetView::buildControls() {
   h->addSpacing(12);
   h->addWidget(new QLabel(tr("Solver")));
   h->addWidget(solver_);
-  connect(example_, &QComboBox::activated, this,
-          [this] { selectExample(example_->currentData().toString()); });
+  connect(example_, &QComboBox::activated, this, &BudgetView::onGraphChosen);
+  connect(traceButton_, &QPushButton::clicked, this, &BudgetView::askAndTrace);
   connect(solver_, &QComboBox::activated, this, [this] {
     explorer_->setSolver(partitioner::KnapsackSolver(solver_->currentData().toInt()));
   });
@@ -129,10 +144,11 @@ void BudgetView::setGraph(std::shared_ptr<const partitioner::JointGraph> graph,
                           const QString& title) {
   int index = example_->findText(title);
   if (index < 0) {
-    example_->addItem(title, QString());
+    example_->addItem(title, QLatin1String(kGraphPrefix));
     index = example_->count() - 1;
   }
   example_->setCurrentIndex(index);
+  traced_[title] = graph;
   explorer_->setGraph(std::move(graph), title);
 }
 
