@@ -173,3 +173,36 @@ def test_cli_budget_refuses_what_it_cannot_trace(tmp_path):
     assert proc.returncode == 2 and "f is not differentiable" in proc.stderr
     proc = run_cli(str(script), "--function", "matrix")
     assert proc.returncode == 2 and "got shape [8, 8]" in proc.stderr
+
+
+def test_cli_budget_graph_out_writes_the_traced_graph(tmp_path):
+    graph_file = tmp_path / "chain-graph.json"
+    proc = run_cli("examples/budget_chain.py", "--budgets", "0.25", "--json", "-",
+                   "--graph-out", str(graph_file))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    from matmulviz import report as report_module
+    graph = report_module.load(str(graph_file))
+    assert (graph["format"], graph["version"], graph["kind"]) == ("matmulviz-report", 1,
+                                                                  "budget-graph")
+    assert (graph["title"], graph["function"]) == ("budget_chain.py: f", "f")
+    nodes = graph["nodes"]
+    names = [n["name"] for n in nodes]
+    assert names[:7] == [f"primals_{i}" for i in range(1, 7)] + ["tangents_1"]
+    assert nodes[-1]["kind"] == "output" and graph["forward_outputs"] == 1
+    # the output: the loss, then one gradient per primal
+    assert len(nodes[-1]["args"]) == 1 + 6
+    mms = [n for n in nodes if n["op"] == "mm"]
+    assert len(mms) == 15 and all(n["flops"] == MM for n in mms)
+    assert all(n["bytes"] == MIB for n in nodes[:6])
+    for n in nodes:  # ids name earlier nodes
+        assert all(a is None or 0 <= a < names.index(n["name"]) for a in n["args"])
+    # the plan's names are the graph's
+    assert set(report["rows"][0]["saved"]) <= set(names)
+    # --no-sweep: only the graph, the same one
+    again = tmp_path / "again.json"
+    proc = run_cli("examples/budget_chain.py", "--graph-out", str(again), "--no-sweep")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(again.read_text())["nodes"] == nodes
+    proc = run_cli("examples/budget_chain.py", "--no-sweep")
+    assert proc.returncode == 2 and "--no-sweep needs --graph-out" in proc.stderr
