@@ -34,6 +34,7 @@ class TestCliExport : public QObject {
   void writesEveryFormat();
   void metaHasNoHeatmaps();
   void budgetCharts();
+  void budgetGraphCharts();
   void badInputExits2_data();
   void badInputExits2();
   void outRefusedBeforeAnyWork_data();
@@ -130,6 +131,40 @@ void TestCliExport::budgetCharts() {
               "--formats", "png", "--budget-example", "none", "--out", none});
   QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
   QVERIFY(!QFileInfo::exists(none + "/budget-graph.png"));
+}
+
+// A traced function's graph file (budget --graph-out --no-sweep) drawn by --budget-graph; a
+// damaged one is refused before the run, naming the file and the key.
+void TestCliExport::budgetGraphCharts() {
+  QTemporaryDir tmp;
+  const QString graph = tmp.filePath("chain-graph.json");
+  CliResult r = runCli({"budget", QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/budget_chain.py"),
+                        "--function", "f", "--graph-out", graph, "--no-sweep"});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  const QString out = tmp.filePath("t");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "csv", "--budget-graph", graph, "--budget", "0.3", "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile nodes(out + "/budget-graph.csv");
+  QVERIFY(nodes.open(QIODevice::ReadOnly));
+  const QString csv = QString::fromUtf8(nodes.readAll());
+  // At 0.3 the traced chain saves mm, mm_1, mm_2 and recomputes mm_3 and mm_4 (as budget says).
+  QVERIFY2(csv.contains("\nmm_2,mm,saved for the backward,1048576,268435456"), qPrintable(csv));
+  QVERIFY2(csv.contains("\nmm_4,mm,recomputed in the backward,1048576,268435456"), qPrintable(csv));
+  QFile frontier(out + "/budget-frontier.csv");
+  QVERIFY(frontier.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(frontier.readAll()).split('\n', Qt::SkipEmptyParts).size(), 8);
+  QFile damaged(graph);
+  QVERIFY(damaged.open(QIODevice::ReadWrite));
+  const QByteArray text = damaged.readAll().replace("\"bytes\": 1048576", "\"bytes\": -1");
+  damaged.resize(0);
+  damaged.write(text);
+  damaged.close();
+  r = runCli({"export", "--preset", "small", "--budget-graph", graph, "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(
+      QString::fromUtf8(r.err).contains("--budget-graph: 'chain-graph.json': nodes[0].bytes is -1"),
+      qPrintable(r.err));
 }
 
 void TestCliExport::badInputExits2_data() {
