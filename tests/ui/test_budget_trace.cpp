@@ -54,6 +54,12 @@ const QByteArray kPrelude =
     "import matmulviz.torch as torch\n"
     "x = torch.randn(8, 8, requires_grad=True)\n";
 
+/// With MATMULVIZ_CHART_PNG_DIR set, saves `w` as <name>.png there (to look at).
+void savePng(QWidget& w, const QString& name) {
+  const QString dir = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+  if (!dir.isEmpty()) QVERIFY(w.grab().save(dir + "/" + name + ".png"));
+}
+
 /// Traces `function` of `script` in `view`; the message of the failure, or "" when it traced.
 QString traceAndWait(BudgetView& view, const QString& script, const QString& function = "f") {
   QSignalSpy done(view.tracer(), &BudgetTracer::finished);
@@ -123,7 +129,11 @@ class TestBudgetTrace : public QObject {
     QCOMPARE(view.findChild<QComboBox*>("budgetExample")->currentText(), before);
     auto* box = view.findChild<QMessageBox*>("budgetTraceError");
     QVERIFY(box);
-    QCOMPARE(box->text(), message);
+    QCOMPARE(box->text(), QStringLiteral("Cannot trace f of bad.py; the graph shown stays."));
+    QCOMPARE(box->informativeText(), message);
+    QVERIFY(!message.contains("<frozen"));
+    box->adjustSize();
+    savePng(*box, QStringLiteral("budget-trace-error-") + QTest::currentDataTag());
   }
 
   void cancelStopsTheTrace() {
@@ -132,9 +142,14 @@ class TestBudgetTrace : public QObject {
     BudgetView view;
     const QString before = view.explorer()->title();
     QSignalSpy cancelled(view.tracer(), &BudgetTracer::cancelled);
+    view.resize(1250, 860);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.traceFunction(script, "f");
     QVERIFY(view.tracer()->isRunning());
+    QVERIFY(view.findChild<QWidget*>("budgetTraceRow")->isVisible());
     QTest::qWait(200);
+    savePng(view, "budget-tracing");
     QElapsedTimer t;
     t.start();
     view.tracer()->cancel();
@@ -142,6 +157,7 @@ class TestBudgetTrace : public QObject {
     QVERIFY(!view.tracer()->isRunning());
     QVERIFY(t.elapsed() < 5000);
     QCOMPARE(view.explorer()->title(), before);
+    QVERIFY(!view.findChild<QWidget*>("budgetTraceRow")->isVisible());
   }
 
   void examplesAreInTheGraphBox() {

@@ -17,6 +17,27 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr const char* kPrefix = "matmulviz-cli budget: ";
 constexpr int kTracebackLines = 6;  // the end of a script's traceback shown in the message
 
+/// A traceback without the frames of Python's runpy and of the matmulviz package (each a "File"
+/// line and the code under it) and without the carets under code: what the script did.
+QStringList scriptLines(const QStringList& lines) {
+  QStringList out;
+  qsizetype first = 0;  // from the traceback on, when there is one (not the progress lines)
+  for (qsizetype i = 0; i < lines.size(); ++i)
+    if (lines[i].startsWith(QLatin1String("Traceback "))) first = i;
+  for (qsizetype i = first; i < lines.size(); ++i) {
+    const QString t = lines[i].trimmed();
+    if (t.startsWith(QLatin1String("File \"")) &&
+        (t.contains(QLatin1String("<frozen ")) || t.contains(QLatin1String("/matmulviz/")))) {
+      if (i + 1 < lines.size() && !lines[i + 1].trimmed().startsWith(QLatin1String("File \"")))
+        ++i;  // its code line
+      continue;
+    }
+    if (!t.isEmpty() && t.count(QLatin1Char('^')) + t.count(QLatin1Char('~')) == t.size()) continue;
+    out << lines[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 BudgetTracer::BudgetTracer(QObject* parent) : QObject(parent) {}
@@ -51,6 +72,10 @@ QStringList BudgetTracer::exampleScripts() {
        d.entryList({QStringLiteral("budget_*.py")}, QDir::Files | QDir::Readable, QDir::Name))
     out << d.absoluteFilePath(name);
   return out;
+}
+
+QString BudgetTracer::target() const {
+  return tr("%1 of %2").arg(function_, QFileInfo(script_).fileName());
 }
 
 bool BudgetTracer::isRunning() const {
@@ -102,7 +127,7 @@ QString BudgetTracer::errorText(int exitCode) const {
     return tr("Could not start %1 (the tracer runs on Debian's Python 3: scripts/setup)")
         .arg(QString::fromLatin1(kPython));
   const QString output = QString::fromUtf8(process_->readAll()).trimmed();
-  QStringList lines = output.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  QStringList lines = scriptLines(output.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
   if (exitCode == 2) {  // bad input: the tracer's own one-line message
     for (qsizetype i = lines.size() - 1; i >= 0; --i)
       if (lines[i].startsWith(QLatin1String(kPrefix)))

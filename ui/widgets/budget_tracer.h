@@ -31,6 +31,8 @@ class BudgetTracer : public QObject {
   /// Kills the trace in flight (if any) and emits cancelled().
   void cancel();
   bool isRunning() const;
+  /// "f of model.py": the function and script of the last trace, for messages.
+  QString target() const;
 
   /// The folder holding the `matmulviz` package: $MATMULVIZ_PYTHONPATH, else this build's
   /// python folder when it holds the package, else empty (python3 looks for it on its own path).

@@ -128,8 +128,10 @@ void BudgetView::askAndTrace() {
 void BudgetView::onTraceFailed(const QString& message) {
   showTraceRow(false);
   example_->setCurrentIndex(example_->findText(explorer_->title()));  // the graph still shown
-  auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot trace the function"), message,
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot trace the function"),
+                              tr("Cannot trace %1; the graph shown stays.").arg(tracer_->target()),
                               QMessageBox::Ok, this);
+  box->setInformativeText(message);
   box->setObjectName("budgetTraceError");
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();
