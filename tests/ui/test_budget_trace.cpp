@@ -12,13 +12,18 @@
 #include "ui/widgets/budget_view.h"
 
 #include <QComboBox>
+#include <QDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
+#include <QSettings>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest/QtTest>
 
 using namespace matmulviz;
@@ -158,6 +163,35 @@ class TestBudgetTrace : public QObject {
     QVERIFY(t.elapsed() < 5000);
     QCOMPARE(view.explorer()->title(), before);
     QVERIFY(!view.findChild<QWidget*>("budgetTraceRow")->isVisible());
+  }
+
+  void traceButtonAsksForScriptAndFunction() {
+    QTemporaryDir settings;
+    QCoreApplication::setOrganizationName("matmulviz-test-trace");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    BudgetView view;
+    view.resize(1250, 860);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    bool asked = false;
+    QTimer::singleShot(100, [&] {
+      auto* dialog = view.findChild<QDialog*>("budgetTraceDialog");
+      QVERIFY(dialog);
+      asked = true;
+      const auto edits = dialog->findChildren<QLineEdit*>();
+      QCOMPARE(edits.size(), 2);
+      QVERIFY(edits[0]->text().endsWith("examples/budget_branches.py"));  // the first example
+      QCOMPARE(edits[1]->text(), QStringLiteral("f"));
+      savePng(*dialog, "budget-trace-dialog");
+      edits[0]->setText(kChain);
+      dialog->accept();
+    });
+    QSignalSpy done(view.tracer(), &BudgetTracer::finished);
+    QTest::mouseClick(view.findChild<QPushButton*>("budgetTrace"), Qt::LeftButton);
+    QVERIFY(asked);
+    QVERIFY(done.wait(kTraceMs));
+    QCOMPARE(view.explorer()->title(), QStringLiteral("budget_chain.py: f"));
+    QCOMPARE(QSettings().value("budget/traceScript").toString(), kChain);
   }
 
   void examplesAreInTheGraphBox() {
