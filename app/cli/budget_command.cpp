@@ -153,6 +153,21 @@ int run(const Options& o) {
 
 }  // namespace
 
+int traceToGraphFile(const std::string& script, const std::string& function,
+                     const std::string& graphOut) {
+  Options o;
+  o.script = script;
+  o.function = function;
+  o.graphOut = graphOut;
+  o.noSweep = true;
+  if (access(kPython, X_OK) != 0) {
+    std::cerr << "matmulviz-cli: " << kPython << " not found (scripts/setup)\n";
+    return 2;
+  }
+  const int status = runSweep(o, "");
+  return status == 0 ? 0 : status == 2 ? 2 : 1;
+}
+
 Action addBudgetCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(

@@ -47,6 +47,7 @@ struct Options {
   std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
   double budget = 0.3;
   std::string budgetGraph;  ///< a graph file (kind "budget-graph"): its charts, not the example's
+  std::string budgetScript, budgetFunction = "f";  ///< traced into budgetGraph first
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -212,8 +213,28 @@ int exportReport(const Options& o, const CLI::App& cmd) {
   return report.anyFailed() ? 1 : 0;
 }
 
-int run(const Options& o, const CLI::App& cmd) {
-  if (!o.report.empty()) return exportReport(o, cmd);
+/// --budget-script: traces the function into a temporary graph file that --budget-graph then
+/// names (removed with `dir`). Returns 0 or the tracer's exit status.
+int traceBudgetScript(Options& o, QTemporaryDir& dir) {
+  if (o.budgetScript.empty()) return 0;
+  if (!o.budgetGraph.empty()) {
+    std::cerr << "matmulviz-cli export: --budget-script and --budget-graph exclude each other\n";
+    return 2;
+  }
+  if (!std::filesystem::is_regular_file(o.budgetScript)) {
+    std::cerr << "matmulviz-cli export: --budget-script: no such script: " << o.budgetScript
+              << "\n";
+    return 2;
+  }
+  o.budgetGraph = dir.filePath("graph.json").toStdString();
+  return traceToGraphFile(o.budgetScript, o.budgetFunction, o.budgetGraph);
+}
+
+int run(const Options& given, const CLI::App& cmd) {
+  if (!given.report.empty()) return exportReport(given, cmd);
+  Options o = given;
+  QTemporaryDir traced;
+  if (const int status = traceBudgetScript(o, traced); status != 0) return status;
   RunConfig config;
   QStringList formats;
   const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
@@ -310,6 +331,12 @@ Action addExportCommand(CLI::App& app) {
          "write the Budget charts of this traced joint graph instead of the example's (a graph "
          "file: matmulviz-cli budget SCRIPT --function F --graph-out FILE --no-sweep)",
          "FILE");
+  option("--budget-script", o->budgetScript,
+         "trace a function of this Python script and write its Budget charts (as --budget-graph "
+         "of the file `budget --graph-out` writes)",
+         "SCRIPT");
+  option("--budget-function", o->budgetFunction, "the function --budget-script traces (default f)",
+         "NAME");
   cmd->add_option("--budget", o->budget,
                   "the activation memory budget of those charts, 0 to 1 (default 0.3)")
       ->type_name("B");

@@ -154,6 +154,16 @@ void TestCliExport::budgetGraphCharts() {
   QFile frontier(out + "/budget-frontier.csv");
   QVERIFY(frontier.open(QIODevice::ReadOnly));
   QCOMPARE(QString::fromUtf8(frontier.readAll()).split('\n', Qt::SkipEmptyParts).size(), 8);
+  // --budget-script traces it itself: the same charts.
+  const QString traced = tmp.filePath("traced");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "csv", "--budget-script",
+              QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/budget_chain.py"), "--budget", "0.3",
+              "--out", traced});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile again(traced + "/budget-graph.csv");
+  QVERIFY(again.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(again.readAll()), csv);
   QFile damaged(graph);
   QVERIFY(damaged.open(QIODevice::ReadWrite));
   const QByteArray text = damaged.readAll().replace("\"bytes\": 1048576", "\"bytes\": -1");
