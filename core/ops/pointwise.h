@@ -103,6 +103,13 @@ Tensor thresholdBackward(const Tensor& grad, const Tensor& result);
 /// float64, rounded once. SoftmaxBackward0 saves result; its backward allocates only the input's
 /// gradient. Throws std::out_of_range for a bad dim.
 Tensor softmax(const Tensor& t, int64_t dim);
+/// aten.amax(t, [dim], keepdim) (aten/src/ATen/native/ReduceOps.cpp) over one dim of a float
+/// tensor with at least one dim: the largest value of each slice (NaN if the slice has one),
+/// one new contiguous tensor of t's sizes with dim removed (size 1 with keepdim). No autograd
+/// node: it is the first op of softmax's decomposition (torch/_decomp/decompositions.py:
+/// _softmax) in compiled joint graphs, whose backward reads only the softmax's result. Throws
+/// std::invalid_argument for an integer dtype or an empty dim, std::out_of_range for a bad dim.
+Tensor amax(const Tensor& t, int64_t dim, bool keepdim);
 
 /// torch.topk(t, k, dim, largest, sorted) (aten/src/ATen/native/TopKImpl.h): (values, indices)
 /// of size k along dim, indices int64; ties keep the lower index first; the result is always
