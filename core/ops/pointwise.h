@@ -60,6 +60,11 @@ Tensor sub(const Tensor& a, const Tensor& b);
 /// either input requires grad and self when other does (grad / other;
 /// -grad * ((self / other) / other)).
 Tensor div(const Tensor& a, const Tensor& b);
+/// torch.ops.prims.fma(a, b, c) (torch/_inductor/inductor_prims.py): a * b + c in one new tensor
+/// of a * b's broadcast shape and dtype (c broadcasts to it and has that dtype, else
+/// std::invalid_argument), as inductor's decomposition of _softmax_backward_data uses it. No
+/// autograd node.
+Tensor fma(const Tensor& a, const Tensor& b, const Tensor& c);
 
 // ---- with a Python number (the scalar is a wrapped 0-dim tensor in PyTorch 1.13, so the nodes
 // are the tensor-tensor ones, with no edge for the scalar) ----

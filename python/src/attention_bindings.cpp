@@ -1,6 +1,6 @@
 // The ops a compiled joint graph runs one by one (docs/compile.md): the fused attention ops
 // scaled_dot_product_attention dispatches to, with PyTorch's names, argument lists and tuple
-// results (native_functions.yaml), and amax, the first op of softmax's decomposition.
+// results (native_functions.yaml); amax and fma, which softmax's decompositions use.
 #include "core/ops/attention.h"
 #include "core/ops/pointwise.h"
 #include "python/src/bindings.h"
@@ -107,6 +107,8 @@ void bindFusedOps(py::module_& m) {
         "(grad_query, grad_key, grad_value)");
   m.def("amax", &amax, py::arg("input"), py::arg("dim"), py::arg("keepdim"),
         "aten.amax over one dim (no autograd node)");
+  m.def("fma", &fma, py::arg("a"), py::arg("b"), py::arg("c"),
+        "prims.fma: a * b + c in one tensor (no autograd node)");
 }
 
 }  // namespace matmulviz::python
