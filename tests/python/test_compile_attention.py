@@ -180,3 +180,24 @@ def test_attention_with_a_mask_is_refused_by_name():
     with pytest.raises(NotImplementedError, match="scaled_dot_product_attention with an "
                                                   "attn_mask .*test_compile_attention.py"):
         torch.compile(f, backend=BACKEND)()
+
+
+def test_display_table_of_the_compiled_backward(capsys):
+    """FlopCounterMode(display=True) prints PyTorch's table on exit. At budget 1 the backward of
+    the block recomputes nothing: eight matmul gradients of [64, 32] x [32, 32] (or its
+    transpose, 2 * 64 * 32 * 32 = 131072 each) and the attention's backward,
+    2 * B * H * L^2 * (3E + 2E) = 655360; 1703936 in all, shown in K (7 digits)."""
+    f, _ = make_block()
+    torch._dynamo.reset()
+    with config.patch(activation_memory_budget=1.0):
+        out = torch.compile(f, backend=BACKEND)()
+        capsys.readouterr()
+        with FlopCounterMode(display=True):
+            out.backward()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Module", "FLOP", "%", "Total"]
+    rows = [line.rsplit(None, 2) for line in lines[2:]]
+    assert [(name.strip(), flops, pct) for name, flops, pct in rows] == [
+        ("Global", "1703.936K", "100.00%"),
+        ("- aten.mm", "1048.576K", "61.54%"),
+        ("- aten._scaled_dot_product_efficient_attention_backward", "655.360K", "38.46%")]
