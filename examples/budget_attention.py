@@ -10,7 +10,10 @@ kernel, which never stores the L x L matrix) and the linear layer's output o @ w
 Each costs about 4 * L * D bytes; recomputing them costs 4 * L^2 * D FLOPs (the attention) or
 2 * L * D^2 (the matmul). Under torch._functorch.config.activation_memory_budget the
 partitioner's knapsack keeps what is dearer to recompute: the attention when 2 * L > D (long
-sequences), the linear layer otherwise; a budget below one half keeps only the smaller value.
+sequences), the linear layer otherwise. The budget is a fraction of the bytes the default plan
+saves beyond the inputs, of which the matmul output is a little under one half and the attention
+a little over: 0.5 keeps only the matmul output, a budget under the matmul's share (about 0.496
+for these sizes) keeps nothing.
 
     scripts/python examples/budget_attention.py [--budgets 0,0.5,0.75,1]
     matmulviz-cli budget examples/budget_attention.py --function f --budgets 0:1:0.25
