@@ -91,7 +91,8 @@ def report(label, f, repeats):
         seconds, result = timed(lambda: sweep_compiled(graph))
         plans.append(seconds)
     mid = result[6]  # budget 0.3
-    print(f"{label:<34} {len(graph.nodes):5d} nodes  trace {1e3 * statistics.median(traces):8.1f} ms"
+    print(f"{label:<34} {len(graph.nodes):5d} nodes"
+          f"  trace {1e3 * statistics.median(traces):8.1f} ms"
           f"  sweep of 21 budgets {1e3 * statistics.median(sweeps):7.1f} ms"
           f"  with the compiled plans {1e3 * statistics.median(plans):7.1f} ms")
     print(f"{'':<34} b=0.3: {mid.route}, {len(mid.info['candidates'])} candidates, "

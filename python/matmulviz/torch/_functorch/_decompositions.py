@@ -51,7 +51,7 @@ import math
 
 from matmulviz import _C
 from matmulviz.torch._functorch import _attention
-from matmulviz.torch._functorch._op import Op, TupleOp  # noqa: F401 (TupleOp for callers)
+from matmulviz.torch._functorch._op import Op
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "bool": 1}
 

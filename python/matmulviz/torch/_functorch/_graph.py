@@ -12,6 +12,7 @@ import math
 
 from matmulviz import _C
 from matmulviz.torch._functorch import _decompositions as _dec
+from matmulviz.torch._functorch._op import TupleOp
 
 
 class Value:
@@ -85,7 +86,7 @@ class JointGraph:
         if requires_grad is None:
             requires_grad = any(a.requires_grad for a in tensors)
         dtype = tensors[0].dtype
-        if isinstance(spec, _dec.TupleOp):
+        if isinstance(spec, TupleOp):
             v = Value("call", op, args, [], dtype, spec.flops(*shapes), requires_grad, line)
             v.items = [None if i is None else (list(i[0]), i[1] or dtype)
                        for i in spec.items(*shapes)]

@@ -192,7 +192,8 @@ _METHODS = {
     "_to": _same_or(None),
 }
 _UNSUPPORTED_C = ("rsub_scalar", "rdiv_scalar", "cat", "stack", "einsum", "gather_bmm", "topk",
-                  "eq", "ne", "lt", "le", "gt", "ge", "nonzero", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor")
+                  "eq", "ne", "lt", "le", "gt", "ge", "nonzero", "bitwise_not", "bitwise_and",
+                  "bitwise_or", "bitwise_xor")
 _UNSUPPORTED_METHODS = ("narrow", "select", "split", "chunk", "_split", "_chunk", "view_as",
                         "reshape_as", "expand_as", "flatten", "_flatten", "squeeze", "diagonal",
                         "__getitem__", "__setitem__")
