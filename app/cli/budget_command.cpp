@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/emit_outputs.h"
 #include "app/cli/output_files.h"
+#include "core/report/report_envelope.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,7 +130,7 @@ int run(const Options& o) {
     return 1;
   }
   ReportWriters w;
-  w.json = {{"format", "matmulviz-report"}, {"version", 1}, {"kind", "budget"}};
+  w.json = reportEnvelope("budget");
   for (const auto& [key, value] : body.items()) w.json[key] = value;
   w.text = [&](std::ostream& os) { writeText(os, w.json); };
   return emitOutputs({"budget", o.json, "", ""}, w);

@@ -17,7 +17,9 @@
 #include "core/strategies/preset.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
+#include "ui/charts/budget_export.h"
 #include "ui/charts/chart_export.h"
+#include "ui/models/budget_explorer.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 
@@ -41,6 +43,8 @@ namespace {
 struct Options {
   ScenarioOptions scenario{.preset = "seed000"};
   std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title, report;
+  std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
+  double budget = 0.3;
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -56,6 +60,19 @@ QStringList parseFormats(const std::string& text) {
     if (!formats.contains(format)) formats << format;
   }
   return formats;
+}
+
+/// --budget-example names an example or "none"; --budget is within [0, 1]. Throws
+/// std::invalid_argument naming the option.
+void checkBudgetOptions(const Options& o) {
+  QStringList allowed{QStringLiteral("none")};
+  for (const ui::BudgetExample& e : ui::budgetExamples()) allowed << e.key;
+  if (!allowed.contains(QString::fromStdString(o.budgetExample)))
+    throw std::invalid_argument("--budget-example: unknown example '" + o.budgetExample +
+                                "' (allowed: " + allowed.join(", ").toStdString() + ")");
+  if (!(o.budget >= 0 && o.budget <= 1))
+    throw std::invalid_argument("--budget: the valid range is 0 <= budget <= 1, not " +
+                                std::to_string(o.budget));
 }
 
 /// The scenario options, with the timeline and the outputs (dA, dC for the heatmaps) kept.
@@ -201,6 +218,7 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    checkBudgetOptions(o);
     preflight(config);                     // sizes, devices, host RAM: before any allocation
     checkOutputDirectory(o.out, "--out");  // last: it creates the directory
   } catch (const BadInput& e) {
@@ -232,6 +250,9 @@ int run(const Options& o, const CLI::App& cmd) {
   say("rendering the charts");
   QString error;
   written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
+  if (error.isEmpty() && o.budgetExample != "none")
+    written += ui::exportBudgetCharts(QString::fromStdString(o.budgetExample), o.budget, dir.path(),
+                                      formats, &error);
   for (const QString& f : written) std::cout << f.toStdString() << "\n";
   if (!error.isEmpty()) {
     std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
@@ -268,6 +289,14 @@ Action addExportCommand(CLI::App& app) {
          "draw a report written by `strategies --json` (on any machine) instead of running; its "
          "Memory charts need the run's timeline in it (`strategies --timeline`)",
          "FILE");
+  option("--budget-example", o->budgetExample,
+         "the example graph whose Budget charts (forward graph, Pareto frontier, derived memory "
+         "timeline) are written: mm-cos-chain (default) | mm-cos-chain-parameters | "
+         "transformer-2 | none",
+         "NAME");
+  cmd->add_option("--budget", o->budget,
+                  "the activation memory budget of those charts, 0 to 1 (default 0.3)")
+      ->type_name("B");
   return [o, cmd] { return run(*o, *cmd); };
 }
 

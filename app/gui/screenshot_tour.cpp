@@ -1,6 +1,7 @@
 #include "app/gui/screenshot_tour.h"
 
 #include "ui/models/run_history.h"
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/ladder_view.h"
@@ -109,6 +110,24 @@ void ScreenshotTour::buildSteps() {
        },
        [] { return true; }},
       {"shot", [this] { shoot("gradients-multihead.png"); }, [] { return true; }},
+      {"budget: the mm + cos chain at budget 0.30",
+       [this] {
+         window_.showView(MainWindow::View::Budget);
+         window_.budgetView()->selectExample("mm-cos-chain");
+         window_.budgetView()->setBudget(0.3);
+       },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget.png"); }, [] { return true; }},
+      {"budget: the slider moved to 0.60", [this] { window_.budgetView()->setBudget(0.6); },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget-moved.png"); }, [] { return true; }},
+      {"budget: the transformer-like graph at 0.50",
+       [this] {
+         window_.budgetView()->selectExample("transformer-2");
+         window_.budgetView()->setBudget(0.5);
+       },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget-transformer.png"); }, [] { return true; }},
       {"classroom mode",
        [this] {
          window_.setClassroomMode(true);

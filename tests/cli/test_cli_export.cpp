@@ -33,6 +33,7 @@ class TestCliExport : public QObject {
   void writesEveryFormat_data();
   void writesEveryFormat();
   void metaHasNoHeatmaps();
+  void budgetCharts();
   void badInputExits2_data();
   void badInputExits2();
   void outRefusedBeforeAnyWork_data();
@@ -71,7 +72,8 @@ void TestCliExport::writesEveryFormat() {
     if (!suffixes.contains(s)) QVERIFY2(!seen.contains(s) || s == "json", qPrintable(s));
   // The small preset runs backward with a and c requiring grad: every chart kind is there.
   for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "strategies-ranking",
-                           "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct"})
+                           "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct",
+                           "budget-graph", "budget-frontier", "budget-timeline"})
     QVERIFY2(QFileInfo(out + "/" + name + ".png").size() > 1000, name);
   QVERIFY(QFileInfo(out + "/table.txt").size() > 0);
   QVERIFY2(!r.err.contains("XDG_RUNTIME_DIR"), r.err.constData());  // no Qt noise headless
@@ -104,6 +106,32 @@ void TestCliExport::metaHasNoHeatmaps() {
     QVERIFY2(f.suffix() == "png" || f.fileName() == "table.txt", qPrintable(f.fileName()));
 }
 
+// The Budget view's charts of another example at another budget; none with "none".
+void TestCliExport::budgetCharts() {
+  QTemporaryDir tmp;
+  const QString out = tmp.filePath("t");
+  CliResult r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+                        "--formats", "csv", "--budget-example", "transformer-2", "--budget", "0.5",
+                        "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile frontier(out + "/budget-frontier.csv");
+  QVERIFY(frontier.open(QIODevice::ReadOnly));
+  const QStringList rows = QString::fromUtf8(frontier.readAll()).split('\n', Qt::SkipEmptyParts);
+  QVERIFY2(rows.size() >= 3, "a header and at least two distinct plans");
+  int current = 0;
+  for (const QString& row : rows.mid(1)) current += row.endsWith(",1");
+  QCOMPARE(current, 1);
+  QFile graph(out + "/budget-graph.csv");
+  QVERIFY(graph.open(QIODevice::ReadOnly));
+  QVERIFY(graph.readAll().contains("_scaled_dot_product_efficient_attention"));
+  QVERIFY(QFileInfo(out + "/budget-timeline.csv").size() > 0);
+  const QString none = tmp.filePath("none");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "png", "--budget-example", "none", "--out", none});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(!QFileInfo::exists(none + "/budget-graph.png"));
+}
+
 void TestCliExport::badInputExits2_data() {
   QTest::addColumn<QStringList>("args");
   QTest::addColumn<QString>("message");
@@ -126,6 +154,10 @@ void TestCliExport::badInputExits2_data() {
                            << "--dtype: 'float64' is not allowed";
   QTest::newRow("device memory 0") << small + QStringList{"--device-memory", "0"}
                                    << "--device-memory: must be more than 0 bytes";
+  QTest::newRow("unknown budget example")
+      << small + QStringList{"--budget-example", "resnet"} << "--budget-example: unknown example";
+  QTest::newRow("budget above 1") << small + QStringList{"--budget", "1.5"}
+                                  << "--budget: the valid range is 0 <= budget <= 1";
 }
 
 void TestCliExport::badInputExits2() {
