@@ -5,10 +5,12 @@
 // (bytes and MiB), backward FLOPs measured with FlopCounterMode, the saved and recomputed values
 // and the route PyTorch's partitioner took (core/partitioner). Exit status: 0, 1 when the script
 // failed, 2 for bad input (a budget outside [0, 1] with PyTorch's text, no such function, an op
-// the tracer does not support, F not differentiable or not returning a scalar).
+// the tracer does not support, F not differentiable or not returning a scalar). --graph-out FILE
+// also writes F's traced joint graph (kind "budget-graph"); --no-sweep writes only that.
 #include "app/cli/commands.h"
 #include "app/cli/emit_outputs.h"
 #include "app/cli/output_files.h"
+#include "core/report/report_envelope.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,16 +33,20 @@ namespace {
 constexpr const char* kPython = "/usr/bin/python3";
 
 struct Options {
-  std::string script, function = "f", budgets = "0:1:0.1", solver = "dp", json;
+  std::string script, function = "f", budgets = "0:1:0.1", solver = "dp", json, graphOut;
+  bool noSweep = false;
 };
 
 /// Runs `python3 -m matmulviz._budget ...` writing its JSON to `out`; the child's stdout goes to
 /// stderr (a script's own prints must not mix with `--json -`). Returns its exit status.
 int runSweep(const Options& o, const std::string& out) {
   const std::string path = pythonPackagePath();
-  std::vector<std::string> args{
-      kPython,     "-m",      "matmulviz._budget", o.script, "--function", o.function,
-      "--budgets", o.budgets, "--solver",          o.solver, "--out",      out};
+  std::vector<std::string> args{kPython,      "-m",       "matmulviz._budget", o.script,
+                                "--function", o.function, "--budgets",         o.budgets,
+                                "--solver",   o.solver};
+  if (!o.noSweep) args.insert(args.end(), {"--out", out});
+  if (!o.graphOut.empty()) args.insert(args.end(), {"--graph-out", o.graphOut});
+  if (o.noSweep) args.emplace_back("--no-sweep");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -102,8 +108,13 @@ int run(const Options& o) {
               << " not found (the Python module is built for Debian's python3: scripts/setup)\n";
     return 2;
   }
+  if (o.noSweep && o.graphOut.empty()) {
+    std::cerr << "matmulviz-cli budget: --no-sweep needs --graph-out FILE\n";
+    return 2;
+  }
   try {
     checkOutputPath(o.json, "--json");
+    if (!o.graphOut.empty()) checkOutputPath(o.graphOut, "--graph-out");
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli budget: " << e.what() << "\n";
     return 2;
@@ -117,6 +128,11 @@ int run(const Options& o) {
   }
   close(fd);
   const int status = runSweep(o, tmpl);
+  if (o.noSweep) {
+    std::filesystem::remove(tmpl, ec);
+    if (status == 0) std::cout << "wrote " << o.graphOut << "\n";
+    return status == 0 ? 0 : status == 2 ? 2 : 1;
+  }
   nlohmann::ordered_json body;
   if (status == 0) {
     std::ifstream in(tmpl);
@@ -129,13 +145,28 @@ int run(const Options& o) {
     return 1;
   }
   ReportWriters w;
-  w.json = {{"format", "matmulviz-report"}, {"version", 1}, {"kind", "budget"}};
+  w.json = reportEnvelope("budget");
   for (const auto& [key, value] : body.items()) w.json[key] = value;
   w.text = [&](std::ostream& os) { writeText(os, w.json); };
   return emitOutputs({"budget", o.json, "", ""}, w);
 }
 
 }  // namespace
+
+int traceToGraphFile(const std::string& script, const std::string& function,
+                     const std::string& graphOut) {
+  Options o;
+  o.script = script;
+  o.function = function;
+  o.graphOut = graphOut;
+  o.noSweep = true;
+  if (access(kPython, X_OK) != 0) {
+    std::cerr << "matmulviz-cli: " << kPython << " not found (scripts/setup)\n";
+    return 2;
+  }
+  const int status = runSweep(o, "");
+  return status == 0 ? 0 : status == 2 ? 2 : 1;
+}
 
 Action addBudgetCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
@@ -159,6 +190,13 @@ Action addBudgetCommand(CLI::App& app) {
       ->type_name("SOLVER");
   cmd->add_option("--json", o->json, "write the report as JSON to PATH, or - for stdout")
       ->type_name("PATH|-");
+  cmd->add_option("--graph-out", o->graphOut,
+                  "also write FUNCTION's traced joint graph to FILE (report kind "
+                  "\"budget-graph\", docs/partitioner.md), for the app's Budget view and "
+                  "matmulviz-cli export --budget-graph")
+      ->type_name("FILE");
+  cmd->add_flag("--no-sweep", o->noSweep,
+                "only trace and write --graph-out: compile nothing, measure nothing");
   return [o] { return run(*o); };
 }
 

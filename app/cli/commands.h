@@ -25,6 +25,11 @@ Action addBudgetCommand(CLI::App& app);     // budget_command.cpp: activation me
 /// tree this CLI was built in (when it holds the module), else "" (an installed package, on
 /// python3's own path).
 std::string pythonPackagePath();
+/// Traces `function` of the Python script `script` into the graph file `graphOut` (report kind
+/// "budget-graph") with Debian's python3 (budget_command.cpp: `budget --graph-out --no-sweep`).
+/// Returns 0, 1 when the script failed, 2 for bad input; the tracer's messages go to stderr.
+int traceToGraphFile(const std::string& script, const std::string& function,
+                     const std::string& graphOut);
 /// export_command.cpp; built only with the GUI libraries (MATMULVIZ_HAVE_EXPORT), since it
 /// renders the charts with the same code as the desktop app.
 Action addExportCommand(CLI::App& app);

@@ -9,6 +9,7 @@
 #include "core/ops/einsum.h"
 #include "core/ops/flop_counter.h"
 #include "core/ops/ops.h"
+#include "core/report/report_envelope.h"
 #include "core/report/report_inputs.h"
 #include "core/strategies/workload.h"
 #include "core/util/format_units.h"
@@ -143,7 +144,7 @@ EinsumRun runEinsum(const std::string& equation, const std::vector<Tensor>& host
 
 nlohmann::ordered_json toJson(const std::string& equation, DType dtype,
                               const std::vector<Tensor>& ops, const EinsumRun& r) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = reportEnvelope("einsum");
   j["equation"] = equation;
   j["dtype"] = std::string(dtypeName(dtype));
   j["device"] = std::string(deviceKindName(r.device));

@@ -9,6 +9,7 @@
 #include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
 #include "core/costmodel/report_predictions.h"
+#include "core/partitioner/graph_json.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
 #include "core/report/report_load.h"
@@ -17,7 +18,9 @@
 #include "core/strategies/preset.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
+#include "ui/charts/budget_export.h"
 #include "ui/charts/chart_export.h"
+#include "ui/models/budget_explorer.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 
@@ -41,6 +44,10 @@ namespace {
 struct Options {
   ScenarioOptions scenario{.preset = "seed000"};
   std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title, report;
+  std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
+  double budget = 0.3;
+  std::string budgetGraph;  ///< a graph file (kind "budget-graph"): its charts, not the example's
+  std::string budgetScript, budgetFunction = "f";  ///< traced into budgetGraph first
 };
 
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
@@ -56,6 +63,26 @@ QStringList parseFormats(const std::string& text) {
     if (!formats.contains(format)) formats << format;
   }
   return formats;
+}
+
+/// --budget-example names an example or "none"; --budget is within [0, 1]. Throws
+/// std::invalid_argument naming the option.
+void checkBudgetOptions(const Options& o) {
+  QStringList allowed{QStringLiteral("none")};
+  for (const ui::BudgetExample& e : ui::budgetExamples()) allowed << e.key;
+  if (!allowed.contains(QString::fromStdString(o.budgetExample)))
+    throw std::invalid_argument("--budget-example: unknown example '" + o.budgetExample +
+                                "' (allowed: " + allowed.join(", ").toStdString() + ")");
+  if (!o.budgetGraph.empty()) {
+    try {
+      ui::checkPlannable(partitioner::readGraphFile(o.budgetGraph).graph);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("--budget-graph: ") + e.what());
+    }
+  }
+  if (!(o.budget >= 0 && o.budget <= 1))
+    throw std::invalid_argument("--budget: the valid range is 0 <= budget <= 1, not " +
+                                std::to_string(o.budget));
 }
 
 /// The scenario options, with the timeline and the outputs (dA, dC for the heatmaps) kept.
@@ -186,8 +213,28 @@ int exportReport(const Options& o, const CLI::App& cmd) {
   return report.anyFailed() ? 1 : 0;
 }
 
-int run(const Options& o, const CLI::App& cmd) {
-  if (!o.report.empty()) return exportReport(o, cmd);
+/// --budget-script: traces the function into a temporary graph file that --budget-graph then
+/// names (removed with `dir`). Returns 0 or the tracer's exit status.
+int traceBudgetScript(Options& o, QTemporaryDir& dir) {
+  if (o.budgetScript.empty()) return 0;
+  if (!o.budgetGraph.empty()) {
+    std::cerr << "matmulviz-cli export: --budget-script and --budget-graph exclude each other\n";
+    return 2;
+  }
+  if (!std::filesystem::is_regular_file(o.budgetScript)) {
+    std::cerr << "matmulviz-cli export: --budget-script: no such script: " << o.budgetScript
+              << "\n";
+    return 2;
+  }
+  o.budgetGraph = dir.filePath("graph.json").toStdString();
+  return traceToGraphFile(o.budgetScript, o.budgetFunction, o.budgetGraph);
+}
+
+int run(const Options& given, const CLI::App& cmd) {
+  if (!given.report.empty()) return exportReport(given, cmd);
+  Options o = given;
+  QTemporaryDir traced;
+  if (const int status = traceBudgetScript(o, traced); status != 0) return status;
   RunConfig config;
   QStringList formats;
   const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
@@ -201,6 +248,7 @@ int run(const Options& o, const CLI::App& cmd) {
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    checkBudgetOptions(o);
     preflight(config);                     // sizes, devices, host RAM: before any allocation
     checkOutputDirectory(o.out, "--out");  // last: it creates the directory
   } catch (const BadInput& e) {
@@ -232,6 +280,12 @@ int run(const Options& o, const CLI::App& cmd) {
   say("rendering the charts");
   QString error;
   written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
+  if (error.isEmpty() && !o.budgetGraph.empty())
+    written += ui::exportBudgetGraphFileCharts(QString::fromStdString(o.budgetGraph), o.budget,
+                                               dir.path(), formats, &error);
+  else if (error.isEmpty() && o.budgetExample != "none")
+    written += ui::exportBudgetCharts(QString::fromStdString(o.budgetExample), o.budget, dir.path(),
+                                      formats, &error);
   for (const QString& f : written) std::cout << f.toStdString() << "\n";
   if (!error.isEmpty()) {
     std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
@@ -268,6 +322,24 @@ Action addExportCommand(CLI::App& app) {
          "draw a report written by `strategies --json` (on any machine) instead of running; its "
          "Memory charts need the run's timeline in it (`strategies --timeline`)",
          "FILE");
+  option("--budget-example", o->budgetExample,
+         "the example graph whose Budget charts (forward graph, Pareto frontier, derived memory "
+         "timeline) are written: mm-cos-chain (default) | mm-cos-chain-parameters | "
+         "transformer-2 | none",
+         "NAME");
+  option("--budget-graph", o->budgetGraph,
+         "write the Budget charts of this traced joint graph instead of the example's (a graph "
+         "file: matmulviz-cli budget SCRIPT --function F --graph-out FILE --no-sweep)",
+         "FILE");
+  option("--budget-script", o->budgetScript,
+         "trace a function of this Python script and write its Budget charts (as --budget-graph "
+         "of the file `budget --graph-out` writes)",
+         "SCRIPT");
+  option("--budget-function", o->budgetFunction, "the function --budget-script traces (default f)",
+         "NAME");
+  cmd->add_option("--budget", o->budget,
+                  "the activation memory budget of those charts, 0 to 1 (default 0.3)")
+      ->type_name("B");
   return [o, cmd] { return run(*o, *cmd); };
 }
 

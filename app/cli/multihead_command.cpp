@@ -10,6 +10,7 @@
 #include "core/io/npy.h"
 #include "core/multihead/multihead_report.h"
 #include "core/report/chrome_trace.h"
+#include "core/report/report_envelope.h"
 #include "core/util/format_units.h"
 #include "core/util/parse_size.h"
 
@@ -141,7 +142,7 @@ std::vector<std::string> nonFiniteOutputs(const MultiheadReport& r) {
 
 nlohmann::ordered_json toJson(const MultiheadReport& r) {
   const MultiheadConfig& c = r.config;
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = reportEnvelope("multihead");
   j["workload"] = {{"b", c.b},
                    {"s", c.s},
                    {"h", c.h},

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption preset("preset", "Start with the preset <name> (seed000, small, ...).",
                                   "name");
   // In the order of MainWindow::View and the tabs.
-  const QStringList views{"kernel", "strategies", "memory", "gradients", "multihead"};
+  const QStringList views{"kernel", "strategies", "memory", "gradients", "multihead", "budget"};
   const QCommandLineOption view("view", "Start on <view>: " + views.join(", ") + ".", "view");
   const QCommandLineOption run("run", "Run the strategies as soon as the window opens.");
   const QCommandLineOption history("history", "Keep the run history in <file>.", "file");

@@ -1,6 +1,9 @@
 #include "app/gui/screenshot_tour.h"
 
+#include "ui/models/budget_explorer.h"
 #include "ui/models/run_history.h"
+#include "ui/widgets/budget_tracer.h"
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/ladder_view.h"
@@ -109,6 +112,41 @@ void ScreenshotTour::buildSteps() {
        },
        [] { return true; }},
       {"shot", [this] { shoot("gradients-multihead.png"); }, [] { return true; }},
+      {"budget: the mm + cos chain at budget 0.30",
+       [this] {
+         window_.showView(MainWindow::View::Budget);
+         window_.budgetView()->selectExample("mm-cos-chain");
+         window_.budgetView()->setBudget(0.3);
+       },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget.png"); }, [] { return true; }},
+      {"budget: the slider moved to 0.60", [this] { window_.budgetView()->setBudget(0.6); },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget-moved.png"); }, [] { return true; }},
+      {"budget: the transformer-like graph at 0.50",
+       [this] {
+         window_.budgetView()->selectExample("transformer-2");
+         window_.budgetView()->setBudget(0.5);
+       },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget-transformer.png"); }, [] { return true; }},
+      {"budget: examples/budget_chain.py traced by the view",
+       [this] {
+         for (const QString& script : ui::BudgetTracer::exampleScripts())
+           if (script.endsWith("/budget_chain.py"))
+             window_.budgetView()->traceFunction(script, "f");
+       },
+       [this] {
+         const ui::BudgetView* v = window_.budgetView();
+         return !v->tracer()->isRunning() && v->explorer()->title() == "budget_chain.py: f";
+       },
+       60000},
+      {"budget: the traced chain at 0.30", [this] { window_.budgetView()->setBudget(0.3); },
+       [] { return true; }},
+      {"shot", [this] { shoot("budget-traced.png"); }, [] { return true; }},
+      {"budget: the traced chain's slider moved to 0.70",
+       [this] { window_.budgetView()->setBudget(0.7); }, [] { return true; }},
+      {"shot", [this] { shoot("budget-traced-moved.png"); }, [] { return true; }},
       {"classroom mode",
        [this] {
          window_.setClassroomMode(true);

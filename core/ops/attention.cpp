@@ -83,11 +83,6 @@ class FusedAttentionBackward final : public Node {
 
  private:
   const char* lseName() const { return kernel_.flash ? "logsumexp" : "log_sumexp"; }
-  /// The backward's float32 work buffers, alive while it runs: the efficient kernel's delta
-  /// [B, H, L] (attention_backward.cu); flash's softmax_d [B, H, L128] and dq_accum
-  /// [B, L128, H, E32] with L128 = L rounded up to 128, E32 = E rounded up to 32 (256 above
-  /// 192) (flash_api.cpp: mha_bwd).
-  std::vector<Tensor> workBuffers(const detail::AttentionProblem& p) const;
 
   detail::FusedKernel kernel_;
   SavedTensor query_, key_, value_, bias_, output_, lse_;
@@ -96,10 +91,15 @@ class FusedAttentionBackward final : public Node {
   double scale_;
 };
 
-std::vector<Tensor> FusedAttentionBackward::workBuffers(const detail::AttentionProblem& p) const {
+/// The backward's float32 work buffers, alive while it runs: the efficient kernel's delta
+/// [B, H, L] (attention_backward.cu); flash's softmax_d [B, H, L128] and dq_accum
+/// [B, L128, H, E32] with L128 = L rounded up to 128, E32 = E rounded up to 32 (256 above
+/// 192) (flash_api.cpp: mha_bwd).
+std::vector<Tensor> workBuffers(const detail::FusedKernel& kernel,
+                                const detail::AttentionProblem& p) {
   const int64_t B = p.q.size(0), H = p.q.size(1), L = p.q.size(2), E = p.q.size(3);
   const DevicePtr& device = p.q.storage().devicePtr();
-  if (!kernel_.flash) return {empty({B, H, L}, DType::Float32, device, "delta")};
+  if (!kernel.flash) return {empty({B, H, L}, DType::Float32, device, "delta")};
   const int64_t l128 = roundUp(L, 128), e32 = E <= 192 ? roundUp(E, 32) : 256;
   return {empty({B, H, l128}, DType::Float32, device, "softmax_d"),
           empty({B, l128, H, e32}, DType::Float32, device, "dq_accum")};
@@ -116,33 +116,6 @@ Tensor blhContiguous(const Tensor& t, const char* label) {
   return transpose(c, 1, 2);
 }
 
-/// The kernels' backward: grad_out made contiguous in [B, L, H, Ev] order (both kernels:
-/// "handle potentially non-contiguous grad_out through a copy"), flash's output too
-/// (_flash_attention_backward: out.contiguous()); then grad_query, grad_key, grad_value of the
-/// inputs' shapes and the work buffers; the attention is recomputed from q, k and the
-/// logsumexp (attention_kernel.h). The copies and buffers are freed on return.
-TensorList FusedAttentionBackward::apply(TensorList&& grads) {
-  if (!grads[0].defined()) return TensorList(3);
-  const detail::AttentionProblem p{query_.get(), key_.get(), value_.get(),
-                                   bias_.get(),  causal_,    scale_};
-  OpScope op(grads[0].device(), std::string(kernel_.backwardOp).substr(5));
-  countFlops(kernel_.backwardOp, sdpaBackwardFlops(p.q.size(0), p.q.size(1), p.q.size(2),
-                                                   p.k.size(2), p.q.size(3), p.v.size(3)));
-  const Tensor dOut = blhContiguous(grads[0], "grad_out contiguous");
-  const Tensor out = kernel_.flash ? blhContiguous(output_.get(), "out contiguous") : output_.get();
-  const DevicePtr& device = p.q.storage().devicePtr();
-  Tensor dq = empty(p.q.sizes(), p.q.dtype(), device, "grad_query");
-  Tensor dk = empty(p.k.sizes(), p.k.dtype(), device, "grad_key");
-  Tensor dv = empty(p.v.sizes(), p.v.dtype(), device, "grad_value");
-  const std::vector<Tensor> work = workBuffers(p);
-  if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
-    NoGradGuard noGrad;
-    // work[0] receives the kernel's delta = rowsum(dO * O) (efficient: delta; flash: softmax_d)
-    detail::attentionBackwardHost(p, out, lse_.get(), dOut, work[0], dq, dk, dv);
-  }
-  return {dq, dk, dv};
-}
-
 /// The kernel's output: flash writes empty_like(q) in its [B, L, H, E] view (so q's layout),
 /// the efficient kernel a new [B, L, H, Ev] tensor; both return the [B, H, L, Ev] view.
 Tensor attentionOutput(const detail::FusedKernel& kernel, const Tensor& q, int64_t ev) {
@@ -154,26 +127,67 @@ Tensor attentionOutput(const detail::FusedKernel& kernel, const Tensor& q, int64
   return makeView(res, {B, H, L, ev}, {L * H * ev, ev, H * ev, 1}, 0);
 }
 
+TensorList FusedAttentionBackward::apply(TensorList&& grads) {
+  if (!grads[0].defined()) return TensorList(3);
+  const detail::AttentionProblem p{query_.get(), key_.get(), value_.get(),
+                                   bias_.get(),  causal_,    scale_};
+  auto [dq, dk, dv] =
+      detail::fusedAttentionBackward(kernel_, p, output_.get(), lse_.get(), grads[0]);
+  return {dq, dk, dv};
+}
+
 }  // namespace
+
+namespace detail {
+
+std::pair<Tensor, Tensor> fusedAttentionForward(const FusedKernel& kernel,
+                                                const AttentionProblem& p, bool computeLse) {
+  const Tensor &q = p.q, &k = p.k, &v = p.v;
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2);
+  countFlops(kernel.op, sdpaFlops(B, H, L, k.size(2), q.size(3), v.size(3)));
+  Tensor out = attentionOutput(kernel, q, v.size(3));
+  // flash always writes its logsumexp; the efficient kernel only when asked
+  const int64_t lseRows = computeLse || kernel.flash ? kernel.lseRows(L) : 0;
+  Tensor lse = empty({B, H, lseRows}, DType::Float32, q.storage().devicePtr(), "logsumexp");
+  if (out.hasData() && q.hasData() && k.hasData() && v.hasData() && out.numel() > 0) {
+    NoGradGuard noGrad;
+    attentionForwardHost(p, out, lseRows > 0 ? lse : Tensor());
+  }
+  return {out, lse};
+}
+
+std::array<Tensor, 3> fusedAttentionBackward(const FusedKernel& kernel, const AttentionProblem& p,
+                                             const Tensor& output, const Tensor& lse,
+                                             const Tensor& gradOut) {
+  OpScope op(gradOut.device(), std::string(kernel.backwardOp).substr(5));
+  countFlops(kernel.backwardOp, sdpaBackwardFlops(p.q.size(0), p.q.size(1), p.q.size(2),
+                                                  p.k.size(2), p.q.size(3), p.v.size(3)));
+  const Tensor dOut = blhContiguous(gradOut, "grad_out contiguous");
+  const Tensor out = kernel.flash ? blhContiguous(output, "out contiguous") : output;
+  const DevicePtr& device = p.q.storage().devicePtr();
+  Tensor dq = empty(p.q.sizes(), p.q.dtype(), device, "grad_query");
+  Tensor dk = empty(p.k.sizes(), p.k.dtype(), device, "grad_key");
+  Tensor dv = empty(p.v.sizes(), p.v.dtype(), device, "grad_value");
+  const std::vector<Tensor> work = workBuffers(kernel, p);
+  if (dq.hasData() && dOut.hasData() && p.q.hasData() && dq.numel() + dv.numel() > 0) {
+    NoGradGuard noGrad;
+    // work[0] receives the kernel's delta = rowsum(dO * O) (efficient: delta; flash: softmax_d)
+    attentionBackwardHost(p, out, lse, dOut, work[0], dq, dk, dv);
+  }
+  return {dq, dk, dv};
+}
+
+}  // namespace detail
 
 Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& options) {
   const detail::FusedKernel kernel = detail::selectKernel(q, k, v, options);
   OpScope op(q.device(), "scaled_dot_product_attention");
-  const int64_t B = q.size(0), H = q.size(1), L = q.size(2);
   const double scale = options.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3))));
   const detail::AttentionProblem p{
       q, k, v, detail::attentionBias(options, q, k), options.isCausal, scale};
   const bool needGrad = anyRequiresGrad({&q, &k, &v});  // should_compute_logsumexp
-  countFlops(kernel.op, sdpaFlops(B, H, L, k.size(2), q.size(3), v.size(3)));
-  Tensor out = attentionOutput(kernel, q, v.size(3));
-  // flash always writes its logsumexp; the efficient kernel only when grad is needed
-  const int64_t lseRows = needGrad || kernel.flash ? kernel.lseRows(L) : 0;
-  Tensor lse = empty({B, H, lseRows}, DType::Float32, q.storage().devicePtr(), "logsumexp");
-  if (out.hasData() && q.hasData() && k.hasData() && v.hasData() && out.numel() > 0) {
-    NoGradGuard noGrad;
-    detail::attentionForwardHost(p, out, lseRows > 0 ? lse : Tensor());
-  }
+  auto [out, lse] = detail::fusedAttentionForward(kernel, p, needGrad);
   if (needGrad) {
     auto node = std::make_shared<FusedAttentionBackward>(kernel, p, out, lse);
     node->nextEdges = {gradientEdge(q), gradientEdge(k), gradientEdge(v)};

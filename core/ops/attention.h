@@ -16,6 +16,7 @@
 
 #include "core/tensor/tensor.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -58,6 +59,49 @@ constexpr int64_t kAttentionLseAlign = 32;
 /// device with its own compute backend.
 Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& options = {});
+
+/// What aten._scaled_dot_product_efficient_attention returns (output, log_sumexp, philox_seed,
+/// philox_offset) and the tensors of aten._scaled_dot_product_flash_attention's nine outputs
+/// (output, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, philox_seed, philox_offset,
+/// debug_attn_mask) that are defined for dense inputs without dropout.
+struct FusedAttentionOutputs {
+  Tensor output;     ///< [batch, heads, L, Ev], the layout scaledDotProductAttention() returns
+  Tensor logsumexp;  ///< float32 [batch, heads, rows]: flash L; efficient ceil(L / 32) * 32, 0
+                     ///< without compute_log_sumexp
+  Tensor philoxSeed, philoxOffset;  ///< 0-dim int64 host tensors (no dropout: unused)
+};
+
+/// The fused op scaled_dot_product_attention dispatches to, called directly, as AOTAutograd's
+/// joint graph records it (aten/src/ATen/native/native_functions.yaml):
+/// flash == false: _scaled_dot_product_efficient_attention(query, key, value, attn_bias=None,
+/// compute_log_sumexp, dropout_p=0, is_causal, scale); flash == true:
+/// _scaled_dot_product_flash_attention(query, key, value, dropout_p=0, is_causal,
+/// return_debug_mask=False, scale). Shapes, values, memory and FLOPs as
+/// scaledDotProductAttention() without a mask, but no autograd node: the caller runs the
+/// backward op itself. Throws std::invalid_argument when PyTorch would run the other kernel
+/// for these inputs, and scaledDotProductAttention()'s errors.
+FusedAttentionOutputs scaledDotProductFusedAttention(bool flash, const Tensor& q, const Tensor& k,
+                                                     const Tensor& v, bool computeLogSumExp,
+                                                     bool isCausal, std::optional<double> scale);
+
+/// Whether scaledDotProductAttention(q, k, v, options) runs the flash kernel (true) or the
+/// memory-efficient one (false), as PyTorch 2.x's select_sdp_backend picks on an sm90 GPU
+/// (attention.h, top). Throws scaledDotProductAttention()'s argument errors.
+bool sdpaUsesFlash(const Tensor& q, const Tensor& k, const Tensor& v,
+                   const AttentionOptions& options);
+
+/// _scaled_dot_product_efficient_attention_backward (flash == false) or
+/// _scaled_dot_product_flash_attention_backward (flash == true) without mask and dropout
+/// (tools/autograd/derivatives.yaml): {grad_query, grad_key, grad_value} of q, k, v's shapes
+/// from grad_out [batch, heads, L, Ev] and the forward's output and logsumexp; the attention is
+/// recomputed, the kernels' copies and float32 work buffers live while it runs (as the fused
+/// node's backward, above). Throws std::invalid_argument for shapes that do not match the
+/// forward's (grad_out not the output's shape, a logsumexp with fewer than L rows).
+std::array<Tensor, 3> scaledDotProductFusedAttentionBackward(bool flash, const Tensor& gradOut,
+                                                             const Tensor& q, const Tensor& k,
+                                                             const Tensor& v, const Tensor& out,
+                                                             const Tensor& logsumexp, bool isCausal,
+                                                             std::optional<double> scale);
 
 /// Forward FLOPs as torch/utils/flop_counter.py's sdpa_flop_count: the two bmm's
 /// [b*h, L, E] @ [b*h, E, S] and [b*h, L, S] @ [b*h, S, Ev], 2 * b * h * L * S * (E + Ev).

@@ -5,6 +5,9 @@
 
 #include "core/tensor/tensor.h"
 
+#include <array>
+#include <utility>
+
 namespace matmulviz::detail {
 
 /// One attention problem: q [B, H, L, E], k [B, H, S, E], v [B, H, S, Ev] (any strides, one
@@ -47,6 +50,25 @@ struct FusedKernel {
   /// Rows of the float32 logsumexp per (batch, head): L (flash), ceil(L / 32) * 32 (efficient).
   int64_t lseRows(int64_t l) const;
 };
+
+/// The flash (true) or memory-efficient (false) kernel's names, without any check.
+FusedKernel fusedKernel(bool flash);
+
+/// The kernel's forward on an already checked problem: counts sdpaFlops() under kernel.op,
+/// allocates the output (attentionOutput's layout: efficient [B, L, H, Ev] memory, flash q's
+/// layout when q is contiguous) and the float32 logsumexp [B, H, kernel.lseRows(L)] (flash
+/// always; efficient only when computeLse, else [B, H, 0]), computes both; no autograd node.
+std::pair<Tensor, Tensor> fusedAttentionForward(const FusedKernel& kernel,
+                                                const AttentionProblem& p, bool computeLse);
+
+/// The kernel's backward (derivatives.yaml: _scaled_dot_product_*_attention_backward): counts
+/// sdpaBackwardFlops() under kernel.backwardOp; grad_out (and, flash, the output) copied to
+/// contiguous [B, L, H, Ev] order when it is not, then grad_query, grad_key, grad_value of the
+/// inputs' shapes and the float32 work buffers (freed on return); the attention is recomputed
+/// from q, k and lse. Returns {dq, dk, dv}; no autograd node.
+std::array<Tensor, 3> fusedAttentionBackward(const FusedKernel& kernel, const AttentionProblem& p,
+                                             const Tensor& output, const Tensor& lse,
+                                             const Tensor& gradOut);
 
 /// validate_sdpa_input (attention.cpp) with PyTorch's messages, the matmulviz limits (4-d,
 /// dropout 0, a mask without grad, host-computable memory), then the kernel PyTorch would run:

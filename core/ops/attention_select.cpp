@@ -18,6 +18,16 @@ int64_t FusedKernel::lseRows(int64_t l) const {
   return flash ? l : (l + kAttentionLseAlign - 1) / kAttentionLseAlign * kAttentionLseAlign;
 }
 
+FusedKernel fusedKernel(bool flash) {
+  if (flash)
+    return {true, "ScaledDotProductFlashAttentionBackward0",
+            "aten._scaled_dot_product_flash_attention",
+            "aten._scaled_dot_product_flash_attention_backward"};
+  return {false, "ScaledDotProductEfficientAttentionBackward0",
+          "aten._scaled_dot_product_efficient_attention",
+          "aten._scaled_dot_product_efficient_attention_backward"};
+}
+
 namespace {
 
 /// c10's TypeMeta names, as PyTorch's messages print a tensor's dtype().
@@ -154,10 +164,7 @@ FusedKernel selectKernel(const Tensor& q, const Tensor& k, const Tensor& v,
                          const AttentionOptions& options) {
   validateInput(q, k, v, options.attnMask);
   checkSupported(q, k, v, options);
-  if (flashEligible(q, k, v, options))
-    return {true, "ScaledDotProductFlashAttentionBackward0",
-            "aten._scaled_dot_product_flash_attention",
-            "aten._scaled_dot_product_flash_attention_backward"};
+  if (flashEligible(q, k, v, options)) return fusedKernel(true);
   const DType t = q.dtype();
   if (t != DType::Float32 && t != DType::Float16 && t != DType::BFloat16)
     mathFallback("with " + typeMetaName(t) + " inputs");
@@ -179,9 +186,7 @@ FusedKernel selectKernel(const Tensor& q, const Tensor& k, const Tensor& v,
       options.attnMask->dtype() != t)
     throw std::invalid_argument(  // _efficient_attention_forward's check on the bias
         "invalid dtype for bias - should match query's dtype");
-  return {false, "ScaledDotProductEfficientAttentionBackward0",
-          "aten._scaled_dot_product_efficient_attention",
-          "aten._scaled_dot_product_efficient_attention_backward"};
+  return fusedKernel(false);
 }
 
 Tensor attentionBias(const AttentionOptions& options, const Tensor& q, const Tensor& k) {

@@ -72,4 +72,15 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+Tensor fma(const Tensor& a, const Tensor& b, const Tensor& c) {
+  NoGradGuard noGrad;
+  OpScope op(a.device(), "fma");
+  Tensor out = mul(a, b);
+  if (broadcastShapes(out.sizes(), c.sizes()) != out.sizes())
+    throw std::invalid_argument("fma: c must broadcast to the shape of a * b");
+  if (c.dtype() != out.dtype()) throw std::invalid_argument("fma: c's dtype must be a * b's");
+  addInPlace(out, expand(c, out.sizes()));
+  return out;
+}
+
 }  // namespace matmulviz

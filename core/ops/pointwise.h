@@ -60,6 +60,11 @@ Tensor sub(const Tensor& a, const Tensor& b);
 /// either input requires grad and self when other does (grad / other;
 /// -grad * ((self / other) / other)).
 Tensor div(const Tensor& a, const Tensor& b);
+/// torch.ops.prims.fma(a, b, c) (torch/_inductor/inductor_prims.py): a * b + c in one new tensor
+/// of a * b's broadcast shape and dtype (c broadcasts to it and has that dtype, else
+/// std::invalid_argument), as inductor's decomposition of _softmax_backward_data uses it. No
+/// autograd node.
+Tensor fma(const Tensor& a, const Tensor& b, const Tensor& c);
 
 // ---- with a Python number (the scalar is a wrapped 0-dim tensor in PyTorch 1.13, so the nodes
 // are the tensor-tensor ones, with no edge for the scalar) ----
@@ -103,6 +108,13 @@ Tensor thresholdBackward(const Tensor& grad, const Tensor& result);
 /// float64, rounded once. SoftmaxBackward0 saves result; its backward allocates only the input's
 /// gradient. Throws std::out_of_range for a bad dim.
 Tensor softmax(const Tensor& t, int64_t dim);
+/// aten.amax(t, [dim], keepdim) (aten/src/ATen/native/ReduceOps.cpp) over one dim of a float
+/// tensor with at least one dim: the largest value of each slice (NaN if the slice has one),
+/// one new contiguous tensor of t's sizes with dim removed (size 1 with keepdim). No autograd
+/// node: it is the first op of softmax's decomposition (torch/_decomp/decompositions.py:
+/// _softmax) in compiled joint graphs, whose backward reads only the softmax's result. Throws
+/// std::invalid_argument for an integer dtype or an empty dim, std::out_of_range for a bad dim.
+Tensor amax(const Tensor& t, int64_t dim, bool keepdim);
 
 /// torch.topk(t, k, dim, largest, sorted) (aten/src/ATen/native/TopKImpl.h): (values, indices)
 /// of size k along dim, indices int64; ties keep the lower index first; the result is always

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace matmulviz {
@@ -115,6 +117,40 @@ Tensor softmax(const Tensor& t, int64_t dim) {
     setHistory(out, node);
   }
   return out;
+}
+
+Tensor amax(const Tensor& t, int64_t dim, bool keepdim) {
+  if (t.dim() == 0) throw std::out_of_range("amax: a 0-dim tensor has no dim to reduce");
+  const int64_t d = wrapDim(dim, t.dim());
+  if (!isFloating(t.dtype()))
+    throw std::invalid_argument("amax: matmulviz reduces float tensors only");
+  if (t.size(d) == 0)
+    throw std::invalid_argument("amax(): Expected reduction dim " + std::to_string(d) +
+                                " to have non-zero size.");  // PyTorch's zero_numel_check_dims text
+  Shape kept = t.sizes(), outSizes;
+  kept[d] = 1;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i != d || keepdim) outSizes.push_back(kept[i]);
+  OpScope op(t.device(), "amax");
+  Tensor out = empty(kept, t.dtype(), t.storage().devicePtr(), "amax output");
+  if (out.hasData() && t.hasData() && out.numel() > 0) {
+    detail::requireHostCompute(out, "amax");
+    const int64_t n = t.size(d), st = t.stride(d);
+    detail::dispatchFloating(out.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const void* pt = t.dataPtr();
+      void* po = out.dataPtr();
+      detail::forEachSlice(out, t, d, [&](int64_t oo, int64_t ot) {
+        auto m = T::load(pt, ot);
+        for (int64_t i = 1; i < n && !std::isnan(static_cast<double>(m)); ++i) {
+          const auto x = T::load(pt, ot + i * st);
+          if (std::isnan(static_cast<double>(x)) || x > m) m = x;
+        }
+        T::store(po, oo, m);
+      });
+    });
+  }
+  return makeView(out, outSizes, contiguousStrides(outSizes), 0);
 }
 
 }  // namespace matmulviz

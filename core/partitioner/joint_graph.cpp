@@ -2,6 +2,7 @@
 
 #include "core/partitioner/op_types.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -37,6 +38,14 @@ NodeId JointGraphBuilder::add(Node n) {
     throw std::invalid_argument("JointGraphBuilder: duplicate node name '" + n.name + "'");
   graph_.nodes_.push_back(std::move(n));
   return id;
+}
+
+NodeId JointGraphBuilder::node(Node n) {
+  if (n.kind == NodeKind::Output)
+    throw std::invalid_argument("JointGraphBuilder: the output node is added by output()");
+  n.users.clear();
+  if (n.storage) nextStorage_ = std::max(nextStorage_, *n.storage + 1);
+  return add(std::move(n));
 }
 
 NodeId JointGraphBuilder::primal(int64_t bytes, bool parameter) {

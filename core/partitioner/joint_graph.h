@@ -103,6 +103,10 @@ class JointGraphBuilder {
   /// getitem(tuple, i): one tensor of a tuple node, of `bytes`, fresh storage (the index itself
   /// does not matter to the partitioner and is not recorded; call in output order).
   NodeId getitem(NodeId tuple, int64_t bytes);
+  /// A node exactly as given (a file reader's): kind Primal, Tangent or CallFunction with its
+  /// name, storage, flags and FLOPs kept; users are derived by build(). Throws
+  /// std::invalid_argument as the others do, and for kind Output (use output()).
+  NodeId node(Node n);
   /// The output node: forward outputs first, then one gradient per primal (kNoNode = None).
   void output(std::vector<NodeId> forwardOutputs, std::vector<NodeId> gradOutputs);
   /// The finished graph; users are derived here.

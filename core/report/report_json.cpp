@@ -1,5 +1,6 @@
 #include "core/report/report_json.h"
 
+#include "core/report/report_envelope.h"
 #include "core/report/timeline_json.h"
 
 #include <cmath>
@@ -48,11 +49,7 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 
 nlohmann::ordered_json toJson(const StrategiesReport& report, TimelineInJson timelines) {
   const Workload& w = report.workload;
-  nlohmann::ordered_json j;
-  // The envelope every matmulviz report starts with (docs/report-format.md).
-  j["format"] = "matmulviz-report";
-  j["version"] = 1;
-  j["kind"] = "strategies";
+  nlohmann::ordered_json j = reportEnvelope("strategies");
   j["workload"] = {{"n", w.n},
                    {"m", w.m},
                    {"i", w.i},

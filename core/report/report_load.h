@@ -13,14 +13,13 @@
 #include "core/report/python_report.h"
 #include "core/report/strategies_report.h"
 
+#include "core/report/report_envelope.h"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace matmulviz {
-
-/// The report schema version this build writes and reads.
-constexpr int kReportVersion = 1;
 
 struct LoadedReport {
   std::string kind;                 ///< the envelope's "kind": "strategies" or "python"

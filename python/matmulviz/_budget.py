@@ -1,4 +1,5 @@
 """python3 -m matmulviz._budget SCRIPT --function F --budgets SPEC [--solver dp|greedy] --out PATH
+        [--graph-out GRAPH] [--no-sweep]
 
 What `matmulviz-cli budget` runs (the CLI adds the report envelope and the text table): runs
 SCRIPT (as a module named "__matmulviz_budget__", so code under `if __name__ == "__main__":`
@@ -11,14 +12,19 @@ torch._functorch.config.activation_memory_budget = budget and measures on the en
 - backward FLOPs: FlopCounterMode around out.backward() (recomputation included).
 The same for F in eager mode first. Writes JSON to PATH: {"script", "function", "solver",
 "budgets", "eager": {...}, "rows": [...]}. Exit status 2 for bad input (budget outside [0, 1],
-no such function, F not traceable), 1 when the script itself fails."""
+no such function, F not traceable), 1 when the script itself fails.
+
+--graph-out GRAPH also writes F's traced joint graph as a graph file (report kind "budget-graph",
+docs/partitioner.md), which the app's Budget view and `matmulviz-cli export --budget-graph`
+read; with --no-sweep nothing is compiled or measured and --out is not needed (the app's
+"Trace a function..." runs that)."""
 
 import os
 import runpy
 import sys
 
 USAGE = ("usage: python3 -m matmulviz._budget SCRIPT --function F --budgets SPEC "
-         "[--solver dp|greedy] --out PATH")
+         "[--solver dp|greedy] --out PATH [--graph-out GRAPH] [--no-sweep]")
 
 
 class BadInput(Exception):
@@ -92,20 +98,41 @@ def _row(budget, solver, fn):
     }
 
 
-def sweep(script, function, budgets, solver):
-    """The report's body (see the module's doc)."""
-    if solver not in ("dp", "greedy"):
-        raise BadInput(f"--solver must be dp or greedy, got {solver!r}")
+def load_function(script, function):
+    """Runs SCRIPT and returns its function named `function` (BadInput when there is none)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     namespace = runpy.run_path(script, run_name="__matmulviz_budget__")
     fn = namespace.get(function)
     if not callable(fn):
         raise BadInput(f"{script} defines no function {function!r}")
+    return fn
+
+
+def trace_function(fn):
+    """F's joint graph; BadInput for an op the tracer lacks (its name and line), no gradient or a
+    result that is not a scalar."""
     from matmulviz.torch._functorch import _trace
-    try:  # F itself is checked first: an op the tracer lacks, no gradient, not a scalar
-        graph = _trace.trace(fn)
+    try:
+        return _trace.trace(fn)
     except (NotImplementedError, RuntimeError, TypeError) as e:
         raise BadInput(str(e)) from None
+
+
+def graph_json(graph, script, function):
+    """The graph file's text (report kind "budget-graph") of a traced joint graph."""
+    title = f"{os.path.basename(script)}: {function}"
+    return graph.partitioner().to_json(title, script, function)
+
+
+def sweep(script, function, budgets, solver, graph_out=None):
+    """The report's body (see the module's doc); writes the graph file to `graph_out` if given."""
+    if solver not in ("dp", "greedy"):
+        raise BadInput(f"--solver must be dp or greedy, got {solver!r}")
+    fn = load_function(script, function)
+    graph = trace_function(fn)  # F itself is checked first
+    if graph_out:
+        with open(graph_out, "w") as out:
+            out.write(graph_json(graph, script, function))
     rows = [_row(b, solver, fn) for b in budgets]  # failures from here on are the run's (exit 1)
     activation, flops, per_op = _measure(fn)
     return {"script": script, "function": function, "solver": solver, "budgets": budgets,
@@ -118,26 +145,44 @@ def sweep(script, function, budgets, solver):
             "rows": rows}
 
 
+def _trace_only(script, function, graph_out):
+    """--no-sweep: writes only the graph file. Exit status as main's."""
+    print(f"tracing {function} of {script}", file=sys.stderr, flush=True)
+    graph = trace_function(load_function(script, function))
+    print(f"traced {len(graph.nodes)} nodes", file=sys.stderr, flush=True)
+    with open(graph_out, "w") as out:
+        out.write(graph_json(graph, script, function))
+    return 0
+
+
 def main(argv):
     import json
-    args = {"--function": "f", "--budgets": "0:1:0.1", "--solver": "dp", "--out": None}
+    args = {"--function": "f", "--budgets": "0:1:0.1", "--solver": "dp", "--out": None,
+            "--graph-out": None}
     rest = list(argv)
     script = None
+    no_sweep = False
     while rest:
         a = rest.pop(0)
-        if a in args and rest:
+        if a == "--no-sweep":
+            no_sweep = True
+        elif a in args and rest:
             args[a] = rest.pop(0)
         elif script is None and not a.startswith("--"):
             script = a
         else:
             print(f"matmulviz-cli budget: unexpected argument {a!r}\n{USAGE}", file=sys.stderr)
             return 2
-    if script is None or args["--out"] is None:
+    if script is None or (args["--out"] is None and not no_sweep) or \
+            (no_sweep and args["--graph-out"] is None):
         print(USAGE, file=sys.stderr)
         return 2
     try:
+        if no_sweep:
+            return _trace_only(script, args["--function"], args["--graph-out"])
         budgets = parse_budgets(args["--budgets"])
-        report = sweep(script, args["--function"], budgets, args["--solver"])
+        report = sweep(script, args["--function"], budgets, args["--solver"],
+                       args["--graph-out"])
     except BadInput as e:
         print(f"matmulviz-cli budget: {e}", file=sys.stderr)
         return 2

@@ -94,6 +94,9 @@ def main():
           "partitioner saves under the activation memory budget, its backward recomputes the "
           "rest, both run on the engine.\n")
     print(", ".join(f"`torch._functorch.config.{n}`" for n in lists["torch._functorch.config"]))
+    from matmulviz.torch._functorch import _trace
+    print(f"\nTraced inside the compiled function: {_trace.SUPPORTED}. Anything else raises "
+          "NotImplementedError naming the op and its script line.")
     print("\n" + ", ".join(f"`torch._dynamo.{n}()`" for n in lists["torch._dynamo"]))
     print("\n## `torch.ops` (op handles, the keys of FlopCounterMode's counts)\n")
     print(", ".join(f"`torch.ops.{n}`" for n in lists["torch.ops"]))

@@ -5,12 +5,14 @@ import json
 SUPPORTED_VERSION = 1
 
 
-KINDS = ("python", "strategies")
+KINDS = ("python", "strategies", "multihead", "einsum", "budget", "budget-graph")
 
 
 def load(path):
-    """The report at `path` as a dict: a Python run's (kind "python") or the strategies table of
-    `matmulviz-cli strategies --json` (kind "strategies"). Raises ValueError for a file that is
+    """The report at `path` as a dict: a Python run's (kind "python"), or what
+    `matmulviz-cli strategies|multihead|einsum|budget --json` wrote (the kind is the command's
+    name), or a traced joint graph (kind "budget-graph", `matmulviz-cli budget --graph-out`).
+    Raises ValueError for a file that is
     not a matmulviz report, has a newer version than this reader knows, or a kind it does not
     know."""
     with open(path, encoding="utf-8") as f:

@@ -14,5 +14,6 @@ void bindCuda(pybind11::module_& m);         // cuda_bindings.cpp: torch.cuda me
 void bindRecorder(pybind11::module_& m);     // recorder.cpp: allocator events with Python frames
 void bindFlopCounter(pybind11::module_& m);  // flop_bindings.cpp: FLOP counting
 void bindCompile(pybind11::module_& m);      // compile_bindings.cpp: partitioner, compiled backward
+void bindFusedOps(pybind11::module_& m);     // attention_bindings.cpp: fused attention ops, amax
 
 }  // namespace matmulviz::python

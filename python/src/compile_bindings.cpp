@@ -11,6 +11,7 @@
 #include "core/ops/flop_counter.h"
 #include "core/ops/pointwise.h"
 #include "core/partitioner/budget.h"
+#include "core/partitioner/graph_json.h"
 #include "core/partitioner/joint_graph.h"
 #include "python/src/bindings.h"
 
@@ -93,6 +94,12 @@ class PlannedGraph {
     d["candidates"] = p.candidates;
     d["knapsack_unbanned"] = p.knapsackUnbanned;
     return d;
+  }
+
+  /// The graph file (kind "budget-graph", docs/partitioner.md) as JSON text.
+  std::string toJson(const std::string& title, const std::string& script,
+                     const std::string& function) const {
+    return part::graphToJson(graph_, {title, script, function}).dump(1);
   }
 
   /// Per node: required_fw (the forward graph the outputs need).
@@ -211,6 +218,9 @@ void bindCompile(py::module_& m) {
            py::arg("nodes"), py::arg("forward_outputs"), py::arg("gradients"))
       .def("names", &PlannedGraph::names, "FX-style node names in graph order")
       .def("required_fw", &PlannedGraph::requiredFw, "per node: in the forward graph")
+      .def("to_json", &PlannedGraph::toJson, py::arg("title"), py::arg("script") = "",
+           py::arg("function") = "",
+           "The graph file (report kind 'budget-graph', docs/partitioner.md) as JSON text")
       .def("plan", &PlannedGraph::plan, py::arg("budget"), py::arg("solver") = "dp",
            "The plan for a budget in [0, 1] (RuntimeError with PyTorch's text outside it): "
            "node ids saved/recomputed, bytes, FLOPs and the route.");

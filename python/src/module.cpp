@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindRecorder(m);
   matmulviz::python::bindFlopCounter(m);
   matmulviz::python::bindCompile(m);
+  matmulviz::python::bindFusedOps(m);
 }

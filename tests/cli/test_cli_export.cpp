@@ -33,6 +33,8 @@ class TestCliExport : public QObject {
   void writesEveryFormat_data();
   void writesEveryFormat();
   void metaHasNoHeatmaps();
+  void budgetCharts();
+  void budgetGraphCharts();
   void badInputExits2_data();
   void badInputExits2();
   void outRefusedBeforeAnyWork_data();
@@ -71,7 +73,8 @@ void TestCliExport::writesEveryFormat() {
     if (!suffixes.contains(s)) QVERIFY2(!seen.contains(s) || s == "json", qPrintable(s));
   // The small preset runs backward with a and c requiring grad: every chart kind is there.
   for (const char* name : {"strategies-time-bars", "strategies-maxmem-bars", "strategies-ranking",
-                           "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct"})
+                           "memory-timeline-direct", "heatmap-dA-fused", "heatmap-dC-direct",
+                           "budget-graph", "budget-frontier", "budget-timeline"})
     QVERIFY2(QFileInfo(out + "/" + name + ".png").size() > 1000, name);
   QVERIFY(QFileInfo(out + "/table.txt").size() > 0);
   QVERIFY2(!r.err.contains("XDG_RUNTIME_DIR"), r.err.constData());  // no Qt noise headless
@@ -104,6 +107,76 @@ void TestCliExport::metaHasNoHeatmaps() {
     QVERIFY2(f.suffix() == "png" || f.fileName() == "table.txt", qPrintable(f.fileName()));
 }
 
+// The Budget view's charts of another example at another budget; none with "none".
+void TestCliExport::budgetCharts() {
+  QTemporaryDir tmp;
+  const QString out = tmp.filePath("t");
+  CliResult r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+                        "--formats", "csv", "--budget-example", "transformer-2", "--budget", "0.5",
+                        "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile frontier(out + "/budget-frontier.csv");
+  QVERIFY(frontier.open(QIODevice::ReadOnly));
+  const QStringList rows = QString::fromUtf8(frontier.readAll()).split('\n', Qt::SkipEmptyParts);
+  QVERIFY2(rows.size() >= 3, "a header and at least two distinct plans");
+  int current = 0;
+  for (const QString& row : rows.mid(1)) current += row.endsWith(",1");
+  QCOMPARE(current, 1);
+  QFile graph(out + "/budget-graph.csv");
+  QVERIFY(graph.open(QIODevice::ReadOnly));
+  QVERIFY(graph.readAll().contains("_scaled_dot_product_efficient_attention"));
+  QVERIFY(QFileInfo(out + "/budget-timeline.csv").size() > 0);
+  const QString none = tmp.filePath("none");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "png", "--budget-example", "none", "--out", none});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(!QFileInfo::exists(none + "/budget-graph.png"));
+}
+
+// A traced function's graph file (budget --graph-out --no-sweep) drawn by --budget-graph; a
+// damaged one is refused before the run, naming the file and the key.
+void TestCliExport::budgetGraphCharts() {
+  QTemporaryDir tmp;
+  const QString graph = tmp.filePath("chain-graph.json");
+  CliResult r = runCli({"budget", QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/budget_chain.py"),
+                        "--function", "f", "--graph-out", graph, "--no-sweep"});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  const QString out = tmp.filePath("t");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "csv", "--budget-graph", graph, "--budget", "0.3", "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile nodes(out + "/budget-graph.csv");
+  QVERIFY(nodes.open(QIODevice::ReadOnly));
+  const QString csv = QString::fromUtf8(nodes.readAll());
+  // At 0.3 the traced chain saves mm, mm_1, mm_2 and recomputes mm_3 and mm_4 (as budget says).
+  QVERIFY2(csv.contains("\nmm_2,mm,saved for the backward,1048576,268435456"), qPrintable(csv));
+  QVERIFY2(csv.contains("\nmm_4,mm,recomputed in the backward,1048576,268435456"), qPrintable(csv));
+  QFile frontier(out + "/budget-frontier.csv");
+  QVERIFY(frontier.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(frontier.readAll()).split('\n', Qt::SkipEmptyParts).size(), 8);
+  // --budget-script traces it itself: the same charts.
+  const QString traced = tmp.filePath("traced");
+  r = runCli({"export", "--preset", "small", "--device", "meta", "--strategies", "direct",
+              "--formats", "csv", "--budget-script",
+              QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/budget_chain.py"), "--budget", "0.3",
+              "--out", traced});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile again(traced + "/budget-graph.csv");
+  QVERIFY(again.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(again.readAll()), csv);
+  QFile damaged(graph);
+  QVERIFY(damaged.open(QIODevice::ReadWrite));
+  const QByteArray text = damaged.readAll().replace("\"bytes\": 1048576", "\"bytes\": -1");
+  damaged.resize(0);
+  damaged.write(text);
+  damaged.close();
+  r = runCli({"export", "--preset", "small", "--budget-graph", graph, "--out", out});
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(
+      QString::fromUtf8(r.err).contains("--budget-graph: 'chain-graph.json': nodes[0].bytes is -1"),
+      qPrintable(r.err));
+}
+
 void TestCliExport::badInputExits2_data() {
   QTest::addColumn<QStringList>("args");
   QTest::addColumn<QString>("message");
@@ -126,6 +199,10 @@ void TestCliExport::badInputExits2_data() {
                            << "--dtype: 'float64' is not allowed";
   QTest::newRow("device memory 0") << small + QStringList{"--device-memory", "0"}
                                    << "--device-memory: must be more than 0 bytes";
+  QTest::newRow("unknown budget example")
+      << small + QStringList{"--budget-example", "resnet"} << "--budget-example: unknown example";
+  QTest::newRow("budget above 1") << small + QStringList{"--budget", "1.5"}
+                                  << "--budget: the valid range is 0 <= budget <= 1";
 }
 
 void TestCliExport::badInputExits2() {

@@ -27,6 +27,7 @@ class TestGuiCommandLine : public QObject {
     QTest::newRow("-h") << QStringList{"-h"} << "--preset";
     QTest::newRow("--help lists every view") << QStringList{"--help"} << "multihead";
     QTest::newRow("--help names the files it opens") << QStringList{"--help"} << "[FILE...]";
+    QTest::newRow("--help lists the Budget view") << QStringList{"--help"} << "multihead, budget";
     QTest::newRow("--version") << QStringList{"--version"} << "matmulviz 0.1.0";
     QTest::newRow("--version after another option")
         << QStringList{"--preset", "small", "--version"} << "0.1.0";

@@ -137,6 +137,50 @@ class TestAttention : public QObject {
       for (double g : t->grad().toDoubles()) QVERIFY(std::isfinite(g));
   }
 
+  void fusedOpsCalledOneByOneMatchTheNode() {
+    // What a compiled joint graph runs: the efficient op (float32) and the flash op (float16),
+    // then their _backward ops, against the autograd node's forward and backward.
+    for (const bool flash : {false, true}) {
+      const DType dtype = flash ? DType::Float16 : DType::Float32;
+      std::vector<Tensor> leaves = {randomTensor({2, 2, 40, 8}, dtype, 21),
+                                    randomTensor({2, 2, 40, 8}, dtype, 22),
+                                    randomTensor({2, 2, 40, 8}, dtype, 23)};
+      for (Tensor& t : leaves) t.setRequiresGrad(true);
+      AttentionOptions o;
+      o.isCausal = true;
+      const Tensor out = scaledDotProductAttention(leaves[0], leaves[1], leaves[2], o);
+      const Tensor g = randomTensor(out.sizes(), dtype, 24);
+      out.backward(g);
+      const std::vector<Tensor> plain = {randomTensor({2, 2, 40, 8}, dtype, 21),
+                                         randomTensor({2, 2, 40, 8}, dtype, 22),
+                                         randomTensor({2, 2, 40, 8}, dtype, 23)};  // no grad
+      const FusedAttentionOutputs r =
+          scaledDotProductFusedAttention(flash, plain[0], plain[1], plain[2], true, true, {});
+      QCOMPARE(r.output.toDoubles(), out.toDoubles());
+      QCOMPARE(r.output.strides(), out.strides());
+      // logsumexp rows: flash L, efficient L rounded up to 32
+      QCOMPARE(r.logsumexp.sizes(), (Shape{2, 2, flash ? 40 : 64}));
+      QCOMPARE(r.logsumexp.dtype(), DType::Float32);
+      QCOMPARE(r.philoxSeed.sizes(), Shape{});
+      QCOMPARE(r.philoxOffset.dtype(), DType::Int64);
+      const auto grads = scaledDotProductFusedAttentionBackward(
+          flash, g, plain[0], plain[1], plain[2], r.output, r.logsumexp, true, {});
+      for (size_t i = 0; i < 3; ++i) QCOMPARE(grads[i].toDoubles(), leaves[i].grad().toDoubles());
+      QVERIFY(!grads[0].requiresGrad());
+      QVERIFY_THROWS_EXCEPTION(
+          std::invalid_argument,
+          scaledDotProductFusedAttention(!flash, plain[0], plain[1], plain[2], true, true, {}));
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                               scaledDotProductFusedAttentionBackward(
+                                   flash, transpose(plain[0], 2, 3), plain[0], plain[1], plain[2],
+                                   r.output, r.logsumexp, true, {}));
+    }
+    // without compute_log_sumexp the efficient op's logsumexp has no rows
+    const Tensor q = randomTensor({1, 1, 4, 4}, DType::Float32, 25);
+    QCOMPARE(scaledDotProductFusedAttention(false, q, q, q, false, false, {}).logsumexp.sizes(),
+             (Shape{1, 1, 0}));
+  }
+
   void flopFormulas() {
     // torch/utils/flop_counter.py: sdpa_flop_count and sdpa_backward_flop_count
     QCOMPARE(sdpaFlops(2, 3, 5, 7, 4, 6), int64_t{2 * 2 * 3 * 5 * 7 * (4 + 6)});

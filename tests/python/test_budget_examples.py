@@ -1,5 +1,6 @@
-"""The budget examples (examples/budget_chain.py, examples/budget_branches.py) run as a user runs
-them, and `matmulviz-cli budget` over them: one row per budget with the engine's numbers.
+"""The budget examples (examples/budget_chain.py, examples/budget_branches.py,
+examples/budget_attention.py) run as a user runs them, and `matmulviz-cli budget` over them: one
+row per budget with the engine's numbers.
 
 Branches example, derived by hand: x [2048, 256] (no gradient), hidden widths 128, 512, 2048;
 h_i = relu(x @ a_i), o_i = h_i @ b_i [2048, 256], loss = cos(o_1 + o_2 + o_3).sum(). A
@@ -19,6 +20,7 @@ width); its hidden activation 2048 * width * 4 bytes (width / 128 MiB).
 """
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -159,17 +161,123 @@ def test_cli_budget_refuses_what_it_cannot_trace(tmp_path):
         "import matmulviz.torch as torch\n"
         "w = torch.randn(8, 8, device='cuda', requires_grad=True)\n"
         "x = torch.randn(8, 8, device='cuda')\n"
-        "def uses_softmax():\n"
-        "    return torch.mm(x, w).softmax(1).sum()\n"
+        "def uses_topk():\n"
+        "    return torch.mm(x, w).topk(2, 1).values.sum()\n"
         "def constant():\n"
         "    return torch.mm(x, x).sum()\n"
         "def matrix():\n"
         "    return torch.mm(x, w)\n")
-    proc = run_cli(str(script), "--function", "uses_softmax")
+    proc = run_cli(str(script), "--function", "uses_topk")
     assert proc.returncode == 2
-    assert "does not support torch.softmax, called at" in proc.stderr
-    assert "model.py:5: return torch.mm(x, w).softmax(1).sum()" in proc.stderr
+    assert "does not support torch.topk, called at" in proc.stderr
+    assert "model.py:5: return torch.mm(x, w).topk(2, 1).values.sum()" in proc.stderr
     proc = run_cli(str(script), "--function", "constant")
     assert proc.returncode == 2 and "f is not differentiable" in proc.stderr
     proc = run_cli(str(script), "--function", "matrix")
     assert proc.returncode == 2 and "got shape [8, 8]" in proc.stderr
+
+
+def test_cli_budget_graph_out_writes_the_traced_graph(tmp_path):
+    graph_file = tmp_path / "chain-graph.json"
+    proc = run_cli("examples/budget_chain.py", "--budgets", "0.25", "--json", "-",
+                   "--graph-out", str(graph_file))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    from matmulviz import report as report_module
+    graph = report_module.load(str(graph_file))
+    assert (graph["format"], graph["version"], graph["kind"]) == ("matmulviz-report", 1,
+                                                                  "budget-graph")
+    assert (graph["title"], graph["function"]) == ("budget_chain.py: f", "f")
+    nodes = graph["nodes"]
+    names = [n["name"] for n in nodes]
+    assert names[:7] == [f"primals_{i}" for i in range(1, 7)] + ["tangents_1"]
+    assert nodes[-1]["kind"] == "output" and graph["forward_outputs"] == 1
+    # the output: the loss, then one gradient per primal
+    assert len(nodes[-1]["args"]) == 1 + 6
+    mms = [n for n in nodes if n["op"] == "mm"]
+    assert len(mms) == 15 and all(n["flops"] == MM for n in mms)
+    assert all(n["bytes"] == MIB for n in nodes[:6])
+    for n in nodes:  # ids name earlier nodes
+        assert all(a is None or 0 <= a < names.index(n["name"]) for a in n["args"])
+    # the plan's names are the graph's
+    assert set(report["rows"][0]["saved"]) <= set(names)
+    # --no-sweep: only the graph, the same one
+    again = tmp_path / "again.json"
+    proc = run_cli("examples/budget_chain.py", "--graph-out", str(again), "--no-sweep")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(again.read_text())["nodes"] == nodes
+    proc = run_cli("examples/budget_chain.py", "--no-sweep")
+    assert proc.returncode == 2 and "--no-sweep needs --graph-out" in proc.stderr
+
+
+def attention_numbers(L, D):
+    """examples/budget_attention.py's block, derived by hand: x [1, H, L, 64] (H = D / 64),
+    a = sdpa(x, x, x) on the memory-efficient kernel (float32), o = a viewed as [L, D],
+    loss = cos(o @ w).sum(). T = 4 * L * D bytes (the output a, the matmul output h = o @ w);
+    the logsumexp is float32 [1, H, ceil(L / 32) * 32]; philox seed and offset are 0-dim int64
+    host tensors (8 bytes each for the partitioner, none on the device).
+    - Eager autograd saves x (an input), a, the logsumexp (the attention node), o (a view of a)
+      and w (an input) for the matmul, h for cos: 2T + lse + the 4-byte loss. Its backward: the
+      attention's (sdpa_backward_flop_count 2 * H * L^2 * (3 * 64 + 2 * 64) = 10 * L^2 * D) and
+      two matmuls (2 * L * D^2 each).
+    - Budget 1, the default cut: the same values (the attention's four outputs, h, and t(w), a
+      view of the input w); nothing compute-intensive recomputed: the same FLOPs.
+    - Budget 0: inputs only; the backward recomputes the attention (4 * L^2 * D) and the matmul.
+    - In between, the knapsack (its candidates: the attention's tuple node, T + lse + 16 bytes,
+      and the matmul, T) normalises by the default cut's bytes minus the inputs' (t(w) and w
+      cancel, x is in both): 2T + lse + 16. The matmul alone takes a little under one half,
+      the attention a little over: at 0.5 only the matmul fits and is kept (the attention is
+      recomputed); at 0.75 either fits but not both, and the dp knapsack keeps the one with
+      more FLOPs to recompute: the attention when 4 * L^2 * D > 2 * L * D^2, i.e. 2L > D."""
+    T = 4 * L * D
+    lse = 4 * (D // 64) * math.ceil(L / 32) * 32
+    base = 10 * L * L * D + 2 * 2 * L * D * D
+    attention, linear = 4 * L * L * D, 2 * L * D * D
+    keep_attention = 2 * L > D
+    return {
+        "eager": (2 * T + lse + 4, base),
+        0.0: (4, base + attention + linear, "attention+linear"),
+        0.5: (T + 4, base + attention, "attention"),
+        0.75: (T + lse + 4, base + linear, "linear") if keep_attention else
+              (T + 4, base + attention, "attention"),
+        1.0: (2 * T + lse + 4, base, "nothing"),
+    }
+
+
+def test_attention_example_against_the_rules():
+    out = run_example("budget_attention.py")
+    blocks = re.findall(r"L=(\d+) D=(\d+): eager activation (\d+) backward FLOPs (\d+)\n"
+                        r"((?:  budget .*\n)+)", out)
+    assert [(int(L), int(D)) for L, D, *_ in blocks] == [(32, 128), (32, 256), (256, 128),
+                                                          (256, 256)]
+    for L, D, activation, flops, lines in blocks:
+        want = attention_numbers(int(L), int(D))
+        assert (int(activation), int(flops)) == want["eager"]
+        rows = re.findall(r"budget (\S+): activation (\d+) backward FLOPs (\d+) recomputed "
+                          r"(\S+)", lines)
+        assert [(float(b), int(a), int(f), r) for b, a, f, r in rows] == [
+            (b, *want[b]) for b in (0.0, 0.5, 0.75, 1.0)]
+
+
+def test_cli_budget_attention_rows():
+    proc = run_cli("examples/budget_attention.py", "--budgets", "0:1:0.25", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    want = attention_numbers(256, 128)  # f is the L = 256, D = 128 block
+    assert (report["eager"]["activation_bytes"], report["eager"]["backward_flops"]) == \
+        want["eager"]
+    rows = report["rows"]
+    # 0.25: even the matmul (a little under one half) does not fit: inputs only
+    expected = [want[0.0], want[0.0], want[0.5], want[0.75], want[1.0]]
+    assert [(r["activation_bytes"], r["backward_flops"]) for r in rows] == \
+        [(a, f) for a, f, _ in expected]
+    assert [r["route"] for r in rows] == ["budget 0: save the inputs", "knapsack", "knapsack",
+                                          "knapsack", "budget 1: default cut"]
+    assert rows[4]["saved"] == ["primals_1", "getitem", "getitem_1", "getitem_2", "getitem_3",
+                                "mm", "t"]
+    assert rows[3]["recomputed"] == ["permute", "view", "mm"]
+    # the plan counts the seed and offset (16 bytes, host tensors on the engine), not the loss
+    for r in rows:
+        saves_attention = "getitem_1" in r["saved"]
+        assert r["planned_activation_bytes"] == \
+            r["activation_bytes"] - 4 + (16 if saves_attention else 0)

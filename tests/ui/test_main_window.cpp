@@ -13,6 +13,7 @@
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 #include "ui/models/tensor_grid_model.h"
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/ladder_view.h"
@@ -93,13 +94,19 @@ class TestMainWindow : public QObject {
     QVERIFY(ladder->placeholderText().contains("Run the speed ladder"));
   }
 
-  void opensFiveViews() {
+  void opensSixViews() {
     MainWindow w(historyPath());
     w.show();
     auto* tabs = w.findChild<QTabWidget*>("views");
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 5);
-    for (int v = 0; v < 5; ++v) {
+    QCOMPARE(tabs->count(), 6);
+    QCOMPARE(tabs->widget(int(MainWindow::View::Budget)), w.budgetView());
+    bool budgetShortcut = false;  // View > Budget, Ctrl+6 like the others' Ctrl+1..5
+    for (QAction* a : w.findChildren<QAction*>())
+      budgetShortcut = budgetShortcut || (a->text() == "Budget" &&
+                                          a->shortcut() == QKeySequence(QStringLiteral("Ctrl+6")));
+    QVERIFY(budgetShortcut);
+    for (int v = 0; v < 6; ++v) {
       w.showView(MainWindow::View(v));
       QCOMPARE(tabs->currentIndex(), v);
     }

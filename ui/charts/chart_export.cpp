@@ -16,9 +16,6 @@
 
 namespace matmulviz::ui {
 
-namespace {
-
-/// Writes one chart in every chart format of `formats`; false with *error on failure.
 bool writeChart(ChartView& chart, const QDir& dir, const QStringList& formats, QSize size,
                 QStringList& written, QString* error) {
   for (const QString& format : formats) {
@@ -41,6 +38,8 @@ bool writeChart(ChartView& chart, const QDir& dir, const QStringList& formats, Q
   }
   return true;
 }
+
+namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);

@@ -5,13 +5,21 @@
 
 #include "core/report/strategies_report.h"
 
+#include <QDir>
 #include <QSize>
 #include <QString>
 #include <QStringList>
 
 namespace matmulviz::ui {
 
+class ChartView;
 class RunHistory;
+
+/// Writes `chart` into `dir` as <chartName>.<format> for each chart format of `formats` (png,
+/// svg, pdf at `size`; csv: its data, skipped when it has none; others ignored), appending the
+/// paths to `written`. False with *error (naming the file) on failure.
+bool writeChart(ChartView& chart, const QDir& dir, const QStringList& formats, QSize size,
+                QStringList& written, QString* error);
 
 /// The formats exportStrategyCharts understands: "png", "svg", "pdf", "csv".
 QStringList chartExportFormats();

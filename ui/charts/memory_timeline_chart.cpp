@@ -191,6 +191,9 @@ struct Envelope {
 Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
   Envelope e;
   const qint64 n = series.size();
+  // With no more events than columns each column holds one event: nothing lies within a pixel,
+  // so there is no band (widening would draw every step as a block).
+  const bool aggregated = n > columns;
   columns = static_cast<int>(std::min<qint64>(n, columns));
   for (int c = 0; c < columns; ++c) {
     const qint64 begin = n * c / columns, end = n * (c + 1) / columns;
@@ -203,7 +206,7 @@ Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
   // Each column's range widened to its neighbours': a line that rises and falls over a few
   // columns is a band with steady edges, not a comb of vertical strokes.
   const QVector<double> lo = e.lo, hi = e.hi;
-  for (int i = 0; i < hi.size(); ++i)
+  for (int i = 0; aggregated && i < hi.size(); ++i)
     for (int j = std::max(0, i - 1); j <= std::min(int(hi.size()) - 1, i + 1); ++j) {
       e.lo[i] = std::min(e.lo[i], lo[j]);
       e.hi[i] = std::max(e.hi[i], hi[j]);
@@ -211,7 +214,7 @@ Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
   const double top = e.hi.isEmpty() ? 0 : *std::max_element(e.hi.begin(), e.hi.end());
   int spreadColumns = 0;
   for (int i = 0; i < e.hi.size(); ++i) spreadColumns += e.hi[i] - e.lo[i] > 0.01 * top;
-  e.spread = spreadColumns >= std::max(2, columns / 100);
+  e.spread = aggregated && spreadColumns >= std::max(2, columns / 100);
   if (n > 0) {  // the last event closes the step
     e.keys << double(n - 1);
     e.lo << e.lo.back();

@@ -4,7 +4,9 @@
 #include "core/io/snapshot_store.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
+#include "core/partitioner/graph_json.h"
 #include "core/report/report_load.h"
+#include "ui/models/budget_explorer.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -87,6 +89,7 @@ FileKind detectFileKind(const QByteArray& head) {
   if (!head.isEmpty() && static_cast<unsigned char>(head[0]) == 0x80) return FileKind::Snapshot;
   const QByteArray text = head.trimmed();
   if (!text.startsWith('{')) return FileKind::Unknown;
+  if (partitioner::looksLikeGraphFile(text.toStdString())) return FileKind::BudgetGraph;
   return text.contains("\"matmulviz-report\"") ? FileKind::Report : FileKind::Preset;
 }
 
@@ -110,6 +113,20 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
         pythonTimeline(*loaded.python, out);
       else
         out.report = std::make_shared<const StrategiesReport>(std::move(loaded.report));
+      break;
+    }
+    case FileKind::BudgetGraph: {
+      const partitioner::GraphDocument doc =
+          partitioner::parseGraphJson(file.readAll().toStdString(), out.fileName.toStdString());
+      try {
+        checkPlannable(doc.graph);
+      } catch (const std::exception& e) {
+        throw problem(out.fileName, QStringLiteral("the partitioner cannot plan this graph: ") +
+                                        QString::fromStdString(e.what()));
+      }
+      out.budgetGraph = std::make_shared<const partitioner::JointGraph>(doc.graph);
+      out.budgetTitle = QString::fromStdString(doc.source.title);
+      if (out.budgetTitle.isEmpty()) out.budgetTitle = out.fileName;
       break;
     }
     case FileKind::Snapshot: {

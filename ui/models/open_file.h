@@ -5,6 +5,7 @@
 // A file that cannot be opened gives a message naming the file (its name, never its folder) and
 // the problem; nothing is half-loaded.
 
+#include "core/partitioner/joint_graph.h"
 #include "core/report/strategies_report.h"
 
 #include <QString>
@@ -22,10 +23,11 @@ class TimelineStore;
 namespace matmulviz::ui {
 
 enum class FileKind {
-  Report,    ///< a JSON document with the matmulviz report envelope
-  Snapshot,  ///< a pickle (torch.cuda.memory._dump_snapshot)
-  Preset,    ///< any other JSON object: a scenario preset
-  Unknown,   ///< none of these (empty, or neither JSON nor a pickle)
+  Report,       ///< a JSON document with the matmulviz report envelope
+  BudgetGraph,  ///< a report of kind "budget-graph": a traced joint graph for the Budget view
+  Snapshot,     ///< a pickle (torch.cuda.memory._dump_snapshot)
+  Preset,       ///< any other JSON object: a scenario preset
+  Unknown,      ///< none of these (empty, or neither JSON nor a pickle)
 };
 
 /// snapshot::kStoreAboveEvents (core/io/snapshot_store.h).
@@ -33,7 +35,8 @@ inline constexpr size_t kStoreAboveEvents = 1'000'000;
 
 /// The kind of a file whose first bytes are `head` (a few KiB are enough): a pickle starts with
 /// the PROTO opcode 0x80; a report is a JSON object naming "matmulviz-report"; any other text
-/// starting with '{' is taken as a preset.
+/// starting with '{' is taken as a preset. A report naming the kind "budget-graph" is a
+/// BudgetGraph.
 FileKind detectFileKind(const QByteArray& head);
 
 /// A memory timeline with the name the Memory view offers it under.
@@ -57,6 +60,9 @@ struct OpenedFile {
   /// detail.
   std::shared_ptr<const store::TimelineStore> store;
   size_t eventCount = 0;  ///< events over all timelines
+  /// A graph file's joint graph (checked plannable) and its title.
+  std::shared_ptr<const partitioner::JointGraph> budgetGraph;
+  QString budgetTitle;
   /// What the Memory view says about the timelines ("blocks alive before the recording started
   /// are at time 0", "the script raised: ...").
   QString note;

@@ -3,6 +3,7 @@
 #include "core/costmodel/cost_model.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/first_start_layout.h"
 #include "ui/widgets/gradients_view.h"
@@ -98,6 +99,8 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   tabs_->addTab(memoryView_, tr("&Memory"));
   tabs_->addTab(gradientsView_, tr("&Gradients"));
   tabs_->addTab(multiheadView_, tr("M&ulti-head"));
+  budgetView_ = new BudgetView;
+  tabs_->addTab(budgetView_, tr("&Budget"));
   layout->addWidget(tabs_, 1);
   setCentralWidget(central);
 
@@ -175,8 +178,8 @@ void MainWindow::buildMenus() {
   for (QAction* a : {play, step, back}) a->setShortcutContext(Qt::WindowShortcut);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList names{tr("Kernel"), tr("Strategies"), tr("Memory"), tr("Gradients"),
-                          tr("Multi-head")};
+  const QStringList names{tr("Kernel"),    tr("Strategies"), tr("Memory"),
+                          tr("Gradients"), tr("Multi-head"), tr("Budget")};
   for (int i = 0; i < names.size(); ++i)
     view->addAction(names[i], QKeySequence(QString("Ctrl+%1").arg(i + 1)), this,
                     [this, i] { showView(View(i)); });

@@ -1,8 +1,8 @@
 #pragma once
-// The main window: the scenario panel (a dock) beside five views in tabs (Kernel, Strategies,
-// Memory, Gradients, Multi-head), runs on a worker thread with progress and Cancel in the status
-// bar, classroom mode, and persistence (window layout and last scenario in QSettings, the run
-// history in a JSON file in the user's data folder, saved after every run and on exit).
+// The main window: the scenario panel (a dock) beside six views in tabs (Kernel, Strategies,
+// Memory, Gradients, Multi-head, Budget), runs on a worker thread with progress and Cancel in the
+// status bar, classroom mode, and persistence (window layout and last scenario in QSettings, the
+// run history in a JSON file in the user's data folder, saved after every run and on exit).
 // Files open through File > Open (Ctrl+O), File > Open Recent, drag and drop and the command
 // line (main_window_open.cpp): a report's runs join the history and the views, a PyTorch
 // snapshot shows in the Memory view, a preset fills the scenario panel.
@@ -28,6 +28,7 @@ class QTabWidget;
 namespace matmulviz::ui {
 
 class FileLoader;
+class BudgetView;
 class GradientsView;
 class KernelView;
 class LadderView;
@@ -45,7 +46,7 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const QString& historyPath = QString(), QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  enum class View { Kernel, Strategies, Memory, Gradients, Multihead };
+  enum class View { Kernel, Strategies, Memory, Gradients, Multihead, Budget };
   void showView(View v);
   /// Classroom mode: full screen, larger fonts, high-contrast palette, large narration.
   void setClassroomMode(bool on);
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView() const { return gradientsView_; }
   MultiheadView* multiheadView() const { return multiheadView_; }
   LadderView* ladderView() const { return ladderView_; }
+  BudgetView* budgetView() const { return budgetView_; }
   RunController* runController() const { return runner_; }
   RunHistory* history() const { return history_; }
   FileLoader* fileLoader() const { return loader_; }
@@ -115,6 +117,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView_ = nullptr;
   MultiheadView* multiheadView_ = nullptr;
   LadderView* ladderView_ = nullptr;
+  BudgetView* budgetView_ = nullptr;
   RunController* runner_ = nullptr;
   RunHistory* history_ = nullptr;
   FileLoader* loader_ = nullptr;

@@ -1,4 +1,5 @@
 // Classroom mode and the preset lessons of the main window (see main_window.h).
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/gradients_view.h"
 #include "ui/widgets/kernel_view.h"
 #include "ui/widgets/ladder_view.h"
@@ -146,6 +147,7 @@ void MainWindow::setClassroomMode(bool on) {
   gradientsView_->setPresentationMode(on);
   multiheadView_->setPresentationMode(on);
   ladderView_->setPresentationMode(on);
+  budgetView_->setPresentationMode(on);
 }
 
 }  // namespace matmulviz::ui

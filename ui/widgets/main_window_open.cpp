@@ -1,6 +1,7 @@
 // MainWindow: opening files (File > Open, Open Recent, drag and drop, the command line).
 #include "core/costmodel/cost_model.h"
 #include "ui/models/run_history.h"
+#include "ui/widgets/budget_view.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/memory_view.h"
@@ -57,7 +58,7 @@ void MainWindow::wireFileLoader() {
 
 void MainWindow::openFileDialog() {
   const QStringList paths = QFileDialog::getOpenFileNames(
-      this, tr("Open reports, presets or PyTorch memory snapshots"), QString(),
+      this, tr("Open reports, presets, joint graphs or PyTorch memory snapshots"), QString(),
       tr("matmulviz files (*.json *.pickle *.pkl);;Reports and presets (*.json);;"
          "PyTorch memory snapshots (*.pickle *.pkl);;All files (*)"));
   if (!paths.isEmpty()) openFiles(paths);
@@ -87,6 +88,12 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
       status =
           tr("Opened %1: %n strategies", nullptr, int(file.report->runs.size())).arg(file.fileName);
       if (tabs_->currentIndex() == int(View::Kernel)) showView(View::Strategies);
+      break;
+    case FileKind::BudgetGraph:
+      budgetView_->setGraph(file.budgetGraph, file.budgetTitle);
+      status = tr("Opened %1: a joint graph of %n nodes", nullptr, int(file.budgetGraph->size()))
+                   .arg(file.fileName);
+      showView(View::Budget);
       break;
     case FileKind::Snapshot:
       if (file.store)

@@ -17,6 +17,19 @@ The backward formulas are PyTorch's tools/autograd/derivatives.yaml (the 2.x ent
   mul               self: grad * other;  other: grad * self (summed to shape); mul.Scalar:
                     grad * other
   div.Scalar        self: grad / other
+  div.Tensor        self: div_tensor_self_backward = grad / other;  other:
+                    div_tensor_other_backward = -grad * ((self / other) / other) (summed to shape)
+  _softmax          self: _softmax_backward_data(grad, result, dim, self.scalar_type()), which
+                    inductor's decomposition (torch/_inductor/decomposition.py) writes as
+                    mul(grad, result), sum([dim], keepdim), neg(result), prims.fma(neg, sum, mul)
+  _scaled_dot_product_efficient_attention   query, key, value:
+                    _scaled_dot_product_efficient_attention_backward(grad, query, key, value,
+                    attn_bias, output, log_sumexp, philox_seed, philox_offset, dropout_p,
+                    grad_input_mask, is_causal, scale) (output_differentiability: output only)
+  _scaled_dot_product_flash_attention       query, key, value:
+                    _scaled_dot_product_flash_attention_backward(grad, query, key, value, output,
+                    logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
+                    philox_seed, philox_offset, scale)
   sum               self: grad.expand(self.sizes()); sum.dim_IntList: sum_backward = unsqueeze
                     each reduced dim (without keepdim), then expand
   mean              self: mean_backward = grad.expand(self.sizes()) / numel (dims: unsqueeze first)
@@ -27,13 +40,18 @@ The backward formulas are PyTorch's tools/autograd/derivatives.yaml (the 2.x ent
   clone             self: grad
 and the decompositions of torch/_decomp/decompositions.py: at::sum_to (sum_to_size) is
 `sum(grad, dims, keepdim=True)` then `view` to the operand's shape; reshape of a tensor whose
-strides allow it is `view`. A new op joins by adding its row here (an attention node would add
-`_scaled_dot_product_efficient_attention` with a tuple value, `getitem`, and its backward op).
+strides allow it is `view`; `_softmax` is `amax([dim], keepdim)`, `sub`, `exp`,
+`sum([dim], keepdim)`, `div` (torch/_decomp/decompositions.py: _softmax), differentiated as the
+one op autograd sees. A new op joins by adding its row here. Multi-output ops (the fused
+attention ops) have a tuple value (`TupleOp`: one item per output, None for a non-tensor or
+undefined one) read by `getitem` nodes, as FX has them.
 """
 
 import math
 
 from matmulviz import _C
+from matmulviz.torch._functorch import _attention
+from matmulviz.torch._functorch._op import Op
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "bool": 1}
 
@@ -77,16 +95,6 @@ def _mean(x, dims=None, keepdim=False):
     return _C.mean(x) if dims is None else _C.mean_dims(x, list(dims), keepdim)
 
 
-class Op:
-    """One aten op: `shape(arg shapes/constants...)` the output's sizes, `run(values...)` the engine
-    call, `flops(arg shapes...)` FlopCounterMode's count (0 when it registers no formula)."""
-
-    def __init__(self, shape, run, flops=None):
-        self.shape = shape
-        self.run = run
-        self.flops = flops or (lambda *shapes: 0)
-
-
 def _same(a, *rest):
     return list(a)
 
@@ -122,7 +130,12 @@ OPS = {
     "unsqueeze": Op(lambda a, d: a[:d] + [1] + a[d:], lambda x, d: x.unsqueeze(d)),
     "squeeze": Op(lambda a, d: a[:d] + a[d + 1:], lambda x, d: x.squeeze(d)),
     "clone": Op(_same, lambda x: x.clone()),
+    "amax": Op(lambda a, dims, keepdim: _reduced(a, dims, keepdim),
+               lambda x, dims, keepdim: _C.amax(x, dims[0], keepdim)),
+    "fma": Op(lambda a, b, c: broadcast(broadcast(a, b), c), _C.fma),
+    "getitem": Op(None, lambda t, i: t[i]),
 }
+OPS.update(_attention.OPS)
 
 
 def sum_to(e, grad, shape):
@@ -176,6 +189,23 @@ def _bmm_t(e, x):
     return e("permute", x, [0, 2, 1])
 
 
+def _div_other(e, n, g):
+    """div_tensor_other_backward: -grad * ((self / other) / other), summed to other's shape."""
+    self, other = n.args
+    neg = e("neg", g)
+    ratio = e("div", e("div", self, other), other)
+    return sum_to(e, e("mul", neg, ratio), e.shape(other))
+
+
+def _softmax_backward(e, n, g):
+    """_softmax_backward_data(grad, result, dim) as inductor decomposes it:
+    fma(-result, sum(grad * result, [dim], keepdim=True), grad * result)."""
+    dim = n.autograd[1][1]
+    mul = e("mul", g, n)
+    total = e("sum", mul, [dim], True)
+    return e("fma", e("neg", n), total, mul)
+
+
 # Per op, per tensor argument position: the formula giving that argument's gradient from the
 # node `n` (its args are graph values or constants), the incoming gradient `grad`, and `e`, the
 # emitter: e(op, *args) adds a backward node and returns it. Emitted only for arguments that
@@ -195,7 +225,9 @@ BACKWARD = {
     "sub": {0: lambda e, n, g: sum_to(e, g, e.shape(n.args[0])),
             1: lambda e, n, g: sum_to(e, e("neg", g), e.shape(n.args[1]))},
     "mul": {0: _mul_grad(1), 1: _mul_grad(0)},
-    "div": {0: lambda e, n, g: e("div", g, n.args[1])},  # div.Scalar only (see TRACED)
+    "div": {0: lambda e, n, g: sum_to(e, e("div", g, n.args[1]), e.shape(n.args[0])),
+            1: _div_other},
+    "_softmax": {0: _softmax_backward},
     "sum": {0: _sum_backward},
     "mean": {0: _mean_backward},
     "t": {0: lambda e, n, g: e("t", g)},
@@ -205,3 +237,4 @@ BACKWARD = {
     "unsqueeze": {0: lambda e, n, g: e("squeeze", g, n.args[1])},
     "clone": {0: lambda e, n, g: g},
 }
+BACKWARD.update(_attention.BACKWARD)

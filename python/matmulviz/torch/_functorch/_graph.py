@@ -12,16 +12,21 @@ import math
 
 from matmulviz import _C
 from matmulviz.torch._functorch import _decompositions as _dec
+from matmulviz.torch._functorch._op import TupleOp
 
 
 class Value:
     """One node: kind "primal", "tangent" or "call"; `op` the aten op of a call; `args` graph
     values and constants in positional order; `shape` a list; `stride` the engine's strides of a
     traced value (primals and forward calls; None for backward nodes, which get theirs when they
-    run); `line` "file:line: code" of the script line that ran it (forward calls only)."""
+    run); `line` "file:line: code" of the script line that ran it (forward calls only).
+    A multi-output op's value is a tuple: `items` lists per output (shape, dtype) or None (a
+    non-tensor or undefined output), `outputs` maps an output index to its getitem node, and
+    `shape` is []. `autograd` is (op, args) when the node ends the decomposition of an op that
+    autograd differentiates as one (softmax: BACKWARD["_softmax"] with args [input, dim])."""
 
     __slots__ = ("id", "kind", "op", "args", "shape", "dtype", "flops", "requires_grad", "line",
-                 "name", "stride")
+                 "name", "stride", "items", "outputs", "autograd")
 
     def __init__(self, kind, op, args, shape, dtype, flops=0, requires_grad=False, line=None):
         self.kind, self.op, self.args = kind, op, list(args)
@@ -30,10 +35,17 @@ class Value:
         self.id = -1
         self.name = None
         self.stride = None
+        self.items = None
+        self.outputs = {}
+        self.autograd = None
 
     @property
     def nbytes(self):
-        """_size_of: numel * itemsize (an expanded view counts its expanded numel, as PyTorch's)."""
+        """_size_of: numel * itemsize (an expanded view counts its expanded numel, as PyTorch's);
+        a tuple the sum over its tensors."""
+        if self.items is not None:
+            return sum(math.prod(shape) * _dec.itemsize(dtype)
+                       for shape, dtype in (i for i in self.items if i is not None))
         return math.prod(self.shape) * _dec.itemsize(self.dtype)
 
     def tensor_args(self):
@@ -73,8 +85,23 @@ class JointGraph:
         tensors = [a for a in args if isinstance(a, Value)]
         if requires_grad is None:
             requires_grad = any(a.requires_grad for a in tensors)
-        v = Value("call", op, args, spec.shape(*shapes), tensors[0].dtype, spec.flops(*shapes),
-                  requires_grad, line)
+        dtype = tensors[0].dtype
+        if isinstance(spec, TupleOp):
+            v = Value("call", op, args, [], dtype, spec.flops(*shapes), requires_grad, line)
+            v.items = [None if i is None else (list(i[0]), i[1] or dtype)
+                       for i in spec.items(*shapes)]
+        else:
+            v = Value("call", op, args, spec.shape(*shapes), dtype, spec.flops(*shapes),
+                      requires_grad, line)
+        getattr(self, part).append(v)
+        return v
+
+    def getitem(self, tuple_value, index, requires_grad=False, part="forward"):
+        """operator.getitem(tuple_value, index): one tensor output of a multi-output op."""
+        shape, dtype = tuple_value.items[index]
+        v = Value("call", "getitem", [tuple_value, index], shape, dtype, 0, requires_grad,
+                  tuple_value.line)
+        tuple_value.outputs[index] = v
         getattr(self, part).append(v)
         return v
 
@@ -88,8 +115,13 @@ class JointGraph:
             grad = grads.get(id(node))
             if grad is None or not node.requires_grad:
                 continue
-            formulas = _dec.BACKWARD[node.op]
-            for i, arg in enumerate(node.args):
+            if node.op == "getitem":  # a tuple's output: to its op, by output index
+                tuple_value, index = node.args
+                grads.setdefault(id(tuple_value), {})[index] = grad
+                continue
+            op, args = node.autograd or (node.op, node.args)
+            formulas = _dec.BACKWARD[op]
+            for i, arg in enumerate(args):
                 if isinstance(arg, Value) and arg.requires_grad and i in formulas:
                     g = formulas[i](emit, node, grad)
                     old = grads.get(id(arg))
@@ -112,7 +144,7 @@ class JointGraph:
             for v in self.nodes:
                 kind = "call" if v.kind == "call" else v.kind
                 specs.append((kind, v.op or "", [a.id for a in v.tensor_args()], v.nbytes,
-                              v.flops, False))
+                              v.flops, v.items is not None))
             grads = [-1 if g is None else g.id for g in self.gradients]
             self._partitioner = _C._JointGraph(specs, [self.output.id], grads)
         return self._partitioner
@@ -126,13 +158,24 @@ class JointGraph:
 
 
 class _Emitter:
-    """e(op, *args) adds a backward node; e.shape(v) is a value's sizes."""
+    """e(op, *args) adds a backward node; e.getitem(t, i) reads output i of a backward tuple;
+    e.memo(node, make) is make() once per forward node (one backward op for several inputs);
+    e.shape(v) is a value's sizes."""
 
     def __init__(self, graph):
         self._graph = graph
+        self._memo = {}
 
     def __call__(self, op, *args):
         return self._graph.call(op, list(args), part="backward", requires_grad=False)
+
+    def getitem(self, tuple_value, index):
+        return self._graph.getitem(tuple_value, index, part="backward")
+
+    def memo(self, node, make):
+        if id(node) not in self._memo:
+            self._memo[id(node)] = make()
+        return self._memo[id(node)]
 
     @staticmethod
     def shape(v):

@@ -12,13 +12,15 @@ import os
 import traceback
 
 from matmulviz import _C
+from matmulviz.torch._functorch import _attention
 from matmulviz.torch._functorch._graph import JointGraph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _BACKEND = 'torch.compile(f, backend="aot_eager_decomp_partition")'
-SUPPORTED = ("mm, bmm, matmul of two 2-d or two 3-d tensors, cos, sin, exp, neg, relu, + - * "
-             "between tensors, + - * / with a number, sum, mean, t, view, reshape, expand, "
-             "permute, transpose, unsqueeze, clone, contiguous, detach")
+SUPPORTED = ("mm, bmm, matmul of two 2-d or two 3-d tensors, cos, sin, exp, neg, relu, + - * / "
+             "between tensors, + - * / with a number, sum, mean, softmax, "
+             "scaled_dot_product_attention (no attn_mask), t, view, reshape, expand, permute, "
+             "transpose, unsqueeze, clone, contiguous, detach")
 
 
 def script_line():
@@ -100,6 +102,43 @@ def _transpose(tr, args, result):
     tr.record("permute", [x, dims], result)
 
 
+def _softmax(tr, args, result):
+    """softmax as torch/_decomp/decompositions.py's _softmax decomposes it (x.contiguous(),
+    amax, sub, exp, sum, div), differentiated as the one op autograd sees (`autograd`)."""
+    x, dim = args[0], int(args[1])
+    if x.dim() == 0 or x.dtype not in (_C.dtype.float32, _C.dtype.float64):
+        raise unsupported(f"torch.softmax of a {x.dim()}-d {x.dtype} tensor (traced: float32 or "
+                          "float64 with at least one dim; 16-bit softmax decomposes through "
+                          "float32 conversions)")
+    xv, line, call = tr.value(x), script_line(), tr.graph.call
+    src = xv if x.is_contiguous() else call("clone", [xv], line, False)
+    peak = call("amax", [src, [dim], True], line, False)
+    exp = call("exp", [call("sub", [src, peak], line, False)], line, False)
+    out = call("div", [exp, call("sum", [exp, [dim], True], line, False)], line,
+               xv.requires_grad)
+    out.autograd = ("_softmax", [xv, dim])
+    tr.bind(result, out)
+
+
+def _sdpa(tr, args, result):
+    """scaled_dot_product_attention as the fused op it dispatches to, a tuple value, and getitem
+    nodes of the outputs the backward reads (_attention.py)."""
+    q, k, v, mask, dropout, causal, scale = args
+    if mask is not None:
+        raise unsupported("torch.nn.functional.scaled_dot_product_attention with an attn_mask "
+                          "(is_causal=True is traced)")
+    values = [tr.value(t) for t in (q, k, v)]
+    needs_grad = any(x.requires_grad for x in values)  # should_compute_logsumexp
+    if _C._sdpa_uses_flash(q, k, v, None, float(dropout), bool(causal), scale):
+        op, rest = _attention.FLASH, [float(dropout), bool(causal), False, scale]
+    else:
+        op, rest = _attention.EFFICIENT, [None, needs_grad, float(dropout), bool(causal), scale]
+    node = tr.graph.call(op, values + rest, script_line())
+    outs = [tr.graph.getitem(node, i, requires_grad=i == 0 and needs_grad)
+            for i in _attention.READ_OUTPUTS[op]]
+    tr.bind(result, outs[0])
+
+
 def _same_or(op):
     def handler(tr, args, result):
         if result._is(args[0]):
@@ -134,6 +173,7 @@ _C_FUNCTIONS = {
     "div_scalar": _scalar("div"), "sum": _plain("sum"), "sum_dims": _sum_dims("sum"),
     "mean": _plain("mean"), "mean_dims": _sum_dims("mean"), "contiguous": _same_or("clone"),
     "clone": lambda tr, args, result: tr.record("clone", [args[0]], result),
+    "div": _plain("div"), "softmax": _softmax, "scaled_dot_product_attention": _sdpa,
 }
 # Tensor methods bound in C++.
 _METHODS = {
@@ -151,9 +191,9 @@ _METHODS = {
                                                  requires_grad=False),
     "_to": _same_or(None),
 }
-_UNSUPPORTED_C = ("div", "rsub_scalar", "rdiv_scalar", "cat", "stack", "einsum", "gather_bmm",
-                  "softmax", "topk", "eq", "ne", "lt", "le", "gt", "ge", "nonzero",
-                  "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor")
+_UNSUPPORTED_C = ("rsub_scalar", "rdiv_scalar", "cat", "stack", "einsum", "gather_bmm", "topk",
+                  "eq", "ne", "lt", "le", "gt", "ge", "nonzero", "bitwise_not", "bitwise_and",
+                  "bitwise_or", "bitwise_xor")
 _UNSUPPORTED_METHODS = ("narrow", "select", "split", "chunk", "_split", "_chunk", "view_as",
                         "reshape_as", "expand_as", "flatten", "_flatten", "squeeze", "diagonal",
                         "__getitem__", "__setitem__")
