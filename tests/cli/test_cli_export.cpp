@@ -136,6 +136,9 @@ void TestCliExport::budgetCharts() {
 // A traced function's graph file (budget --graph-out --no-sweep) drawn by --budget-graph; a
 // damaged one is refused before the run, naming the file and the key.
 void TestCliExport::budgetGraphCharts() {
+#ifndef MATMULVIZ_HAVE_PYTHON
+  QSKIP("this build has no Python module (the sanitizer build): nothing can trace a script");
+#endif
   QTemporaryDir tmp;
   const QString graph = tmp.filePath("chain-graph.json");
   CliResult r = runCli({"budget", QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/budget_chain.py"),
