@@ -2,6 +2,7 @@
 // scripts/screenshot) the screenshot tour.
 #include "app/gui/platform_choice.h"
 #include "app/gui/screenshot_tour.h"
+#include "ui/widgets/file_loader.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/scenario_panel.h"
 
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption preset("preset", "Start with the preset <name> (seed000, small, ...).",
                                   "name");
   // In the order of MainWindow::View and the tabs.
-  const QStringList views{"kernel", "strategies", "memory", "gradients", "multihead", "budget"};
+  const QStringList views{"kernel",    "strategies", "memory", "gradients",
+                          "multihead", "budget",     "program"};
   const QCommandLineOption view("view", "Start on <view>: " + views.join(", ") + ".", "view");
   const QCommandLineOption run("run", "Run the strategies as soon as the window opens.");
   const QCommandLineOption history("history", "Keep the run history in <file>.", "file");
@@ -63,10 +65,13 @@ int main(int argc, char** argv) {
                                  "Visit every view with a small scenario, save PNGs into <dir> "
                                  "and quit (used by scripts/screenshot).",
                                  "dir");
-  cli.addOptions({present, preset, view, run, history, shots});
+  const QCommandLineOption tour(
+      "tour", "With --screenshots: 'program' takes only the Program view's.", "name");
+  cli.addOptions({present, preset, view, run, history, shots, tour});
   cli.addPositionalArgument("files",
-                            "Reports (matmulviz-cli ... --json), presets or PyTorch memory "
-                            "snapshots to open.",
+                            "Reports (matmulviz-cli ... --json, python3 -m matmulviz ... "
+                            "--report), presets, PyTorch memory snapshots or Python scripts to "
+                            "open.",
                             "[FILE...]");
   cli.process(app);
 
@@ -74,8 +79,9 @@ int main(int argc, char** argv) {
   MainWindow window(cli.value(history));
   if (const int status = applyPresetAndView(window, cli, preset, view, views)) return status;
   if (cli.isSet(shots)) {
-    auto* tour = new matmulviz::app::ScreenshotTour(window, cli.value(shots), &app);
-    QTimer::singleShot(0, tour, &matmulviz::app::ScreenshotTour::start);
+    auto* screenshots = new matmulviz::app::ScreenshotTour(
+        window, cli.value(shots), cli.value(tour) == QLatin1String("program"), &app);
+    QTimer::singleShot(0, screenshots, &matmulviz::app::ScreenshotTour::start);
     window.resize(1600, 1000);
     window.show();
     return app.exec();
@@ -87,6 +93,10 @@ int main(int argc, char** argv) {
     QTimer::singleShot(0, &window,
                        [&window, files = cli.positionalArguments()] { window.openFiles(files); });
   if (cli.isSet(present)) window.setClassroomMode(true);
-  if (cli.isSet(run)) QTimer::singleShot(0, &window, &MainWindow::runStrategies);
+  if (cli.isSet(run) && !cli.positionalArguments().isEmpty())  // once the files are open
+    QObject::connect(window.fileLoader(), &matmulviz::ui::FileLoader::idle, &window,
+                     &MainWindow::runStrategies, Qt::SingleShotConnection);
+  else if (cli.isSet(run))
+    QTimer::singleShot(0, &window, &MainWindow::runStrategies);
   return app.exec();
 }

@@ -22,11 +22,12 @@ namespace matmulviz::app {
 
 using ui::MainWindow;
 
-ScreenshotTour::ScreenshotTour(MainWindow& window, QString dir, QObject* parent)
-    : QObject(parent), window_(window), dir_(std::move(dir)) {
+ScreenshotTour::ScreenshotTour(MainWindow& window, QString dir, bool programOnly, QObject* parent)
+    : QObject(parent), window_(window), dir_(std::move(dir)), programOnly_(programOnly) {
   timer_.setInterval(100);
   connect(&timer_, &QTimer::timeout, this, &ScreenshotTour::poll);
-  buildSteps();
+  if (!programOnly_) buildSteps();
+  addProgramSteps();
 }
 
 void ScreenshotTour::start() {

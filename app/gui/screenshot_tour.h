@@ -1,7 +1,9 @@
 #pragma once
 // The screenshot tour behind `matmulviz --screenshots DIR` (scripts/screenshot): sets up each
 // view with real data from the seed workloads, waits for it, saves the window as a PNG, and
-// quits (exit code 1 when a step times out or fails, naming it).
+// quits (exit code 1 when a step times out or fails, naming it). Last, the Program view runs
+// examples/peak_lines.py (from the folder the app started in) and a click on its peak is shown;
+// `--tour program` takes only those.
 
 #include <QObject>
 #include <QString>
@@ -19,7 +21,9 @@ namespace matmulviz::app {
 class ScreenshotTour : public QObject {
   Q_OBJECT
  public:
-  ScreenshotTour(ui::MainWindow& window, QString dir, QObject* parent = nullptr);
+  /// `programOnly`: only the Program view's shots.
+  ScreenshotTour(ui::MainWindow& window, QString dir, bool programOnly = false,
+                 QObject* parent = nullptr);
   void start();
 
  private:
@@ -30,6 +34,9 @@ class ScreenshotTour : public QObject {
     int timeoutMs = 30000;
   };
   void buildSteps();
+  /// The Program view: a run of examples/peak_lines.py, its peak clicked
+  /// (screenshot_tour_program.cpp).
+  void addProgramSteps();
   void next();
   void poll();
   void shoot(const QString& file);
@@ -41,6 +48,7 @@ class ScreenshotTour : public QObject {
   size_t current_ = 0;
   int waitedMs_ = 0;
   int runsSeen_ = 0;
+  bool programOnly_ = false;
   QTimer timer_;
 };
 

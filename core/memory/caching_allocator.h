@@ -107,6 +107,14 @@ class CachingAllocator {
   void setAllocationObserver(std::function<void(const AllocationRecord&)> observer) {
     observer_ = std::move(observer);
   }
+  /// Called when something besides a user variable starts (+1) or stops (-1) keeping allocation
+  /// `id` alive (Storage::addHolder / removeHolder: "saved as mat2 of BmmBackward0 ..."), e.g. to
+  /// say what held each block at the peak. One observer; an empty function removes it.
+  using HolderObserver = std::function<void(int64_t id, const std::string& why, int delta)>;
+  void setHolderObserver(HolderObserver observer) { holderObserver_ = std::move(observer); }
+  void notifyHolder(int64_t id, const std::string& why, int delta) const {
+    if (holderObserver_) holderObserver_(id, why, delta);
+  }
 
   /// The op that allocations and events are attributed to, as a stack (see OpScope). With
   /// Options::recordTimeline each op's span (begin, end, depth) is kept for the trace.
@@ -199,6 +207,7 @@ class CachingAllocator {
   PoolStats pools_[2];  // small, large
   int64_t allocRetries_ = 0, ooms_ = 0, lastOomRequest_ = 0;
   std::function<void(const AllocationRecord&)> observer_;
+  HolderObserver holderObserver_;
   int64_t cumulativeAllocated_ = 0;
   int64_t nextAddress_ = int64_t{1} << 32;
   int64_t nextId_ = 1;

@@ -1,35 +1,94 @@
 #pragma once
-// The report of a Python run (kind "python": `python3 -m matmulviz SCRIPT --report PATH`,
-// `matmulviz.record(PATH)`, `matmulviz-cli run SCRIPT --report PATH`; docs/report-format.md)
-// read into a memory timeline, so that the app's Memory view draws it as it draws a run made
-// here: the allocator's events and allocations, each block labelled, the op that made it, and
-// why a block alive at the end is alive (kept_alive_by). Qt-free.
+// The report of a Python run (kind "python", docs/report-format.md) read back: the allocator's
+// events, each allocation with the Python frame that made it, what kept blocks alive, the peak.
+// Written by `python3 -m matmulviz SCRIPT --report PATH`; read by the app's Program view.
+// Qt-free. Every value is checked (types, sizes >= 0, indices into frames, ops and kinds in
+// range); a refusal names the file and the key path ("'run.json': events.rows[3][2] is -5
+// (allowed: 0 to ...)"). Keys this reader does not know are skipped and listed.
 
-#include "core/report/json_reader.h"
-#include "core/report/strategies_report.h"
+#include "core/memory/memory_event.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace matmulviz {
 
-struct PythonRun {
-  std::string script;    ///< the script's path as given; empty for matmulviz.record around a block
-  bool complete = true;  ///< false when the script raised: the report covers what ran
-  std::string error;     ///< the traceback when !complete
-  /// The events and allocations. The report has no requested counter per event: it is the sum
-  /// of the live blocks' requested bytes. Every block's category is "other"; its label is the
-  /// report's, followed by the source line that allocated it ("c[q] at train.py:12").
-  MemoryTimeline timeline;
+/// The innermost frame outside the matmulviz package when an allocation was made.
+struct PythonFrame {
+  std::string file;  ///< as Python named it (co_filename): the script's path as it was run
+  int64_t line = 0;  ///< 1-based
+  std::string function;
+  std::string code;  ///< the source line, stripped
 };
 
-/// Reads the body of a kind "python" report (after the envelope) from `doc`. Throws
-/// ReportLoadError (through `reader`) naming the key path and the problem: a missing or mistyped
-/// key, a negative size, an unknown event kind or pool, an op or frame index out of range.
-/// Adds the keys it does not know to `ignored`.
-PythonRun readPythonRun(const nlohmann::json& doc, const JsonReader& reader,
-                        std::vector<std::string>& ignored);
+struct PythonAllocation {
+  int64_t id = 0;
+  std::string label;  ///< "indexed copy", "mm output"
+  int32_t op = 0;     ///< index into PythonReport::ops
+  int64_t requestedBytes = 0;
+  int64_t blockBytes = 0;  ///< what memory_allocated counts
+  bool small = false;      ///< the small pool (<= 1 MiB blocks)
+  int32_t frame = -1;      ///< index into PythonReport::frames; -1: no Python frame
+  bool alive = false;      ///< still allocated when the recording ended
+};
+
+/// Something besides a Python variable that keeps a block alive.
+struct PythonHolder {
+  std::string why;  ///< "saved as mat2 of BmmBackward0 because a requires grad"
+  int64_t count = 0;
+};
+
+struct PythonPeak {
+  int64_t allocatedBytes = 0;  ///< the highest memory_allocated of any event
+  size_t event = 0;            ///< index into PythonReport::events
+  double timeUs = 0;
+  std::vector<int64_t> live;  ///< allocation ids alive at that event
+};
+
+struct PythonReport {
+  std::optional<std::string> script;  ///< as given to the runner; none for matmulviz.record
+  std::vector<std::string> argv;
+  bool complete = true;  ///< false: the script raised; the report covers what ran
+  std::string error;     ///< the traceback when !complete
+  std::string deviceName = "cuda:0";
+  std::string deviceMode;  ///< "data" or "meta"
+  std::optional<int64_t> capacityBytes;
+  std::map<std::string, int64_t> memoryStats;  ///< torch.cuda.memory_stats() at the end
+  std::vector<PythonFrame> frames;
+  std::vector<std::string> ops;
+  /// In order. after.requestedBytes is 0: a Python run's report does not carry it.
+  std::vector<MemoryEvent> events;
+  std::vector<PythonAllocation> allocations;  ///< sorted by id
+  /// By allocation id: holders of blocks alive at the end (kept_alive_by).
+  std::map<int64_t, std::vector<PythonHolder>> keptAliveBy;
+  /// By allocation id: holders of blocks alive at the peak (peak.kept_alive_by), when the
+  /// report has them.
+  std::map<int64_t, std::vector<PythonHolder>> keptAliveAtPeak;
+  /// By allocation id: the script's module-level variables that held the block when it ended
+  /// ("c", "a.grad", "parts[3]"); empty for a run that raised or was recorded around a block.
+  std::map<int64_t, std::vector<std::string>> variables;
+  std::optional<PythonPeak> peak;                     ///< none when nothing was allocated
+  std::vector<std::pair<double, std::string>> marks;  ///< (time_us, name)
+  /// Key paths present in the file that this reader does not know, skipped.
+  std::vector<std::string> ignored;
+
+  /// The allocation with `id`, or nullptr.
+  const PythonAllocation* allocation(int64_t id) const;
+};
+
+/// Reads a parsed report document (parseReportJson) of kind "python". Throws ReportLoadError
+/// ("'<file>': <problem>") for a bad envelope (reportKind), another kind, a missing or mistyped
+/// key, a negative size or time, an index out of range, or a table whose columns lack one this
+/// reader needs.
+PythonReport readPythonReport(const nlohmann::json& doc, const std::string& file);
+/// The same from the file's text; also refuses empty, truncated and non-JSON text.
+PythonReport parsePythonReport(const std::string& text, const std::string& file);
+/// Reads the file at `path`; messages name the file by its name without its folder.
+PythonReport readPythonReportFile(const std::string& path);
 
 }  // namespace matmulviz

@@ -58,18 +58,7 @@ void ReportReader::noteUnknown(const nlohmann::json& object, const std::string& 
 }
 
 void ReportReader::checkEnvelope(const nlohmann::json& doc, LoadedReport& out) const {
-  if (!doc.is_object() || !doc.contains("format") || doc["format"] != "matmulviz-report")
-    r_.fail("", "is not a matmulviz report (it has no \"format\": \"matmulviz-report\")");
-  const int64_t version = r_.integer(r_.member(doc, "", "version"), "version", 0, kMax);
-  if (version > kReportVersion)
-    r_.fail("", "is a report of version " + std::to_string(version) +
-                    ", newer than this matmulviz reads (version " + std::to_string(kReportVersion) +
-                    "): open it with a newer matmulviz");
-  if (version < kReportVersion)
-    r_.fail("", "is a report of version " + std::to_string(version) +
-                    ", which no matmulviz wrote (this one reads version " +
-                    std::to_string(kReportVersion) + ")");
-  out.kind = r_.string(r_.member(doc, "", "kind"), "kind");
+  out.kind = reportKind(doc, r_.file());
   if (out.kind != "strategies" && out.kind != "python")
     r_.fail("", "is a report of kind '" + out.kind +
                     "'; matmulviz opens the kinds 'strategies' (matmulviz-cli strategies --json) "
@@ -254,7 +243,9 @@ std::string withoutLibraryTag(const std::string& what) {
   return what;
 }
 
-nlohmann::json parseJson(const std::string& text, const std::string& file) {
+}  // namespace
+
+nlohmann::json parseReportJson(const std::string& text, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ReportLoadError(file, "the file is empty");
   try {
@@ -270,10 +261,28 @@ nlohmann::json parseJson(const std::string& text, const std::string& file) {
   }
 }
 
-}  // namespace
+std::string reportKind(const nlohmann::json& doc, const std::string& file) {
+  const JsonReader r(file);
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != "matmulviz-report")
+    r.fail("", "is not a matmulviz report (it has no \"format\": \"matmulviz-report\")");
+  const int64_t version = r.integer(r.member(doc, "", "version"), "version", 0, kMax);
+  if (version > kReportVersion)
+    r.fail("", "is a report of version " + std::to_string(version) +
+                   ", newer than this matmulviz reads (version " + std::to_string(kReportVersion) +
+                   "): open it with a newer matmulviz");
+  if (version < kReportVersion)
+    r.fail("", "is a report of version " + std::to_string(version) +
+                   ", which no matmulviz wrote (this one reads version " +
+                   std::to_string(kReportVersion) + ")");
+  return r.string(r.member(doc, "", "kind"), "kind");
+}
+
+LoadedReport readReport(const nlohmann::json& doc, const std::string& file) {
+  return ReportReader(file).read(doc);
+}
 
 LoadedReport parseReport(const std::string& text, const std::string& file) {
-  return ReportReader(file).read(parseJson(text, file));
+  return ReportReader(file).read(parseReportJson(text, file));
 }
 
 LoadedReport readReportFile(const std::string& path) {

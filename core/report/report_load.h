@@ -5,12 +5,12 @@
 //
 // The envelope (docs/report-format.md) is checked first: "format" must be "matmulviz-report",
 // "version" must be kReportVersion, and "kind" must be one this reader turns into a report:
-// "strategies" (a StrategiesReport) or "python" (a PythonRun, core/report/python_report.h).
+// "strategies" (a StrategiesReport) or "python" (a PythonRun, core/report/python_run.h).
 // Everything it reads is checked: types, sizes >= 0, whole numbers in range. Keys this reader does
 // not know are skipped and listed in LoadedReport::ignored.
 
 #include "core/report/json_reader.h"
-#include "core/report/python_report.h"
+#include "core/report/python_run.h"
 #include "core/report/strategies_report.h"
 
 #include "core/report/report_envelope.h"
@@ -36,6 +36,17 @@ struct LoadedReport {
 /// message names both versions), a kind it cannot show (named), a missing or
 /// mistyped key, a negative size or time, or an unknown dtype, device or backward status.
 LoadedReport parseReport(const std::string& text, const std::string& file);
+
+/// The document of a report file's `text` (the file named `file`). Throws ReportLoadError for an
+/// empty or truncated document or text that is not JSON; checks nothing else.
+nlohmann::json parseReportJson(const std::string& text, const std::string& file);
+
+/// The envelope of `doc` checked ("format" is "matmulviz-report", "version" is kReportVersion,
+/// both versions named otherwise): its "kind" ("strategies", "python"). Throws ReportLoadError.
+std::string reportKind(const nlohmann::json& doc, const std::string& file);
+
+/// parseReport of a document already parsed (parseReportJson), e.g. after reportKind chose it.
+LoadedReport readReport(const nlohmann::json& doc, const std::string& file);
 
 /// Reads the report file at `path`; messages name the file by its name without its folder.
 /// Throws ReportLoadError as parseReport, and when the file cannot be read.

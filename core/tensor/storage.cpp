@@ -59,9 +59,16 @@ void Storage::setCategory(MemoryCategory category) {
   if (device_ && allocationId_ >= 0) device_->allocator().setCategory(allocationId_, category);
 }
 
+void Storage::addHolder(const std::string& why) {
+  ++holders_[why];
+  if (device_ && allocationId_ >= 0) device_->allocator().notifyHolder(allocationId_, why, +1);
+}
+
 void Storage::removeHolder(const std::string& why) {
   auto it = holders_.find(why);
-  if (it != holders_.end() && --it->second == 0) holders_.erase(it);
+  if (it == holders_.end()) return;
+  if (--it->second == 0) holders_.erase(it);
+  if (device_ && allocationId_ >= 0) device_->allocator().notifyHolder(allocationId_, why, -1);
 }
 
 }  // namespace matmulviz

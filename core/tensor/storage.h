@@ -45,7 +45,8 @@ class Storage {
   uint64_t version() const { return version_; }
   void bumpVersion() { ++version_; }
 
-  void addHolder(const std::string& why) { ++holders_[why]; }
+  /// Registers / drops a holder; the device allocator's holder observer hears of both.
+  void addHolder(const std::string& why);
   void removeHolder(const std::string& why);
   /// Why this storage is alive besides user references: description -> count.
   const std::map<std::string, int>& holders() const { return holders_; }

@@ -37,8 +37,10 @@ def main(argv):
         if report is None:
             runpy.run_path(script, run_name="__main__")
         else:
-            with record(report, script=script, argv=args):
-                runpy.run_path(script, run_name="__main__")
+            with record(report, script=script, argv=args) as recording:
+                # The script's globals when it ended name the blocks they held; they are
+                # released right after, inside the recording, as before.
+                recording.name_variables(runpy.run_path(script, run_name="__main__"))
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         return code

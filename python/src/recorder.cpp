@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <unordered_set>
 
 namespace py = pybind11;
@@ -34,21 +35,51 @@ void Recorder::start(const std::string& packageDir) {
 void Recorder::attach(const DevicePtr& device) {
   if (device_ && device_ != device) {
     device_->allocator().setAllocationObserver({});
+    device_->allocator().setHolderObserver({});
     device_->allocator().setRecordTimeline(false);
   }
   device_ = device;
   frameOf_.clear();
   marks_.clear();
+  holderLog_.clear();
   CachingAllocator& a = device_->allocator();
   firstEvent_ = a.events().size();
   a.setRecordTimeline(true);
   a.setAllocationObserver([this](const AllocationRecord& r) { onAllocation(r.id); });
+  a.setHolderObserver(
+      [this](int64_t id, const std::string& why, int delta) { onHolder(id, why, delta); });
+}
+
+void Recorder::onHolder(int64_t id, const std::string& why, int delta) {
+  auto [it, inserted] = holderWhyIds_.emplace(why, static_cast<int32_t>(holderWhys_.size()));
+  if (inserted) holderWhys_.push_back(why);
+  holderLog_.push_back({device_->allocator().events().size(), id, it->second, delta});
+}
+
+Json Recorder::holdersAt(size_t peakEvent, const std::vector<int64_t>& live) const {
+  // Replayed up to the next event: a block saved right after the peak's allocation counts.
+  std::map<int64_t, std::map<int32_t, int64_t>> held;
+  for (const HolderChange& c : holderLog_) {
+    if (c.events > peakEvent + 1) break;
+    if ((held[c.id][c.why] += c.delta) == 0) held[c.id].erase(c.why);
+  }
+  Json out = Json::object();
+  for (const int64_t id : live) {
+    const auto it = held.find(id);
+    if (it == held.end() || it->second.empty()) continue;
+    Json list = Json::array();
+    for (const auto& [why, count] : it->second)
+      if (count > 0) list.push_back({{"why", holderWhys_[why]}, {"count", count}});
+    if (!list.empty()) out[std::to_string(id)] = std::move(list);
+  }
+  return out;
 }
 
 void Recorder::stop() {
   if (!active_) return;
   Runtime::instance().setDeviceObserver({});
   device_->allocator().setAllocationObserver({});
+  device_->allocator().setHolderObserver({});
   device_->allocator().setRecordTimeline(false);
   active_ = false;
 }
@@ -182,6 +213,9 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
       {"rows", std::move(allocs)}};
   j["kept_alive_by"] = std::move(keptAlive);
   j["peak"] = peakJson(events, first);
+  if (!j["peak"].is_null())
+    j["peak"]["kept_alive_by"] = holdersAt(first + j["peak"]["event"].get<size_t>(),
+                                           j["peak"]["live"].get<std::vector<int64_t>>());
   Json marks = Json::array();
   for (const auto& [t, name] : marks_) marks.push_back({{"time_us", t}, {"name", name}});
   j["marks"] = std::move(marks);

@@ -7,6 +7,7 @@
 #include "core/tensor/device.h"
 
 #include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -48,6 +49,19 @@ class Recorder {
   std::unordered_map<std::string, int32_t> frameIds_;
   std::unordered_map<int64_t, int32_t> frameOf_;  // allocation id -> frame
   std::vector<std::pair<double, std::string>> marks_;
+  /// Holder changes while recording, to say what held each block at the peak.
+  struct HolderChange {
+    size_t events;  ///< the allocator's event count when it happened
+    int64_t id;
+    int32_t why;  ///< index into holderWhys_
+    int32_t delta;
+  };
+  std::vector<HolderChange> holderLog_;
+  std::vector<std::string> holderWhys_;
+  std::unordered_map<std::string, int32_t> holderWhyIds_;
+  void onHolder(int64_t id, const std::string& why, int delta);
+  /// peak.kept_alive_by: the holders of the blocks in `live` just after event `peakEvent`.
+  nlohmann::ordered_json holdersAt(size_t peakEvent, const std::vector<int64_t>& live) const;
 };
 
 Recorder& recorder();

@@ -6,7 +6,8 @@ PYTHONPATH that finds matmulviz is passed on), with flags that keep it to second
   a plain `a` and for `a` requiring grad (curMem / maxMem in MiB);
 - launch_kernel.py, on "cpu" and on the simulated "cuda": grid and block as the lesson
   computes them, and the emulated kernel's output equal to m @ n;
-- multihead.py: every check it prints passes and the gradient norms are finite.
+- multihead.py: every check it prints passes and the gradient norms are finite;
+- peak_lines.py (the Program view's example): the peaks of its two steps.
 """
 
 import math
@@ -101,3 +102,12 @@ def test_multihead():
     t = re.search(r"t = (\d+) important tokens of 16; O3 \[(\d+), 4, 4\]", out)
     assert t and t.group(1) == t.group(2), out
     assert "saved by BmmBackward0" in out, out
+
+
+def test_peak_lines():
+    # The batched gather with a plain `a` peaks at a + c + out + one batch of c[q] (8 MiB):
+    # 1 + 4 + 1 + 8 = 14 MiB; the one-liner with `a` requiring grad holds all of c[q] (64 MiB),
+    # saved for BmmBackward0, into the backward: 72 MiB.
+    out = run_example("peak_lines.py")
+    assert "batched: peak 14.0 MiB" in out
+    assert "direct:  peak 72.0 MiB" in out

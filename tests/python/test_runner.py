@@ -59,6 +59,39 @@ def test_report_names_the_line_of_each_allocation(tmp_path):
     at_peak = {(op, frame["line"], frame["code"]) for size, label, op, frame in
                reports.peak_lines(report)}
     assert ("index", 5, "return c[q]") in at_peak
+    # The script's variables when it ended, by the block they held (q stays on the host).
+    named = {n: int(i) for i, ns in report["variables"].items() for n in ns}
+    assert set(named) == {"c", "g"}
+    assert allocations[[a["id"] for a in allocations].index(named["g"])]["op"] == \
+        report["ops"].index("index")
+
+
+SAVED = """\
+import matmulviz.torch as torch
+a = torch.zeros(512, 1, 64, device="cuda").requires_grad_()
+c = torch.zeros(32, 64, 64, device="cuda")
+q = torch.randint(0, 32, (512,))
+out = torch.matmul(a, c[q])
+out.sum().backward()
+del out
+"""
+
+
+def test_peak_names_what_autograd_held_then(tmp_path):
+    # c[q] is saved for BmmBackward0 at the peak and freed by backward: the top-level
+    # kept_alive_by (the end) has nothing, peak.kept_alive_by names the node.
+    (tmp_path / "s.py").write_text(SAVED)
+    r = run(["s.py", "--report", "run.json"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    report = reports.load(tmp_path / "run.json")
+    assert report["kept_alive_by"] == {}
+    allocations = {a["id"]: a for a in reports.rows(report["allocations"])}
+    held = report["peak"]["kept_alive_by"]
+    gathered = [i for i in report["peak"]["live"] if allocations[i]["op"] ==
+                report["ops"].index("index") and allocations[i]["block_bytes"] == 512 * 64 * 64 * 4]
+    assert len(gathered) == 1
+    assert any("BmmBackward0" in h["why"] for h in held[str(gathered[0])])
+    assert set(held) <= {str(i) for i in report["peak"]["live"]}
 
 
 def test_failing_script_exits_1_and_writes_an_incomplete_report(tmp_path):

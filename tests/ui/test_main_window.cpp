@@ -20,6 +20,7 @@
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/memory_view.h"
 #include "ui/widgets/multihead_view.h"
+#include "ui/widgets/program_view.h"
 #include "ui/widgets/run_controller.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
@@ -99,14 +100,21 @@ class TestMainWindow : public QObject {
     w.show();
     auto* tabs = w.findChild<QTabWidget*>("views");
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 6);
+    QCOMPARE(tabs->count(), 7);
     QCOMPARE(tabs->widget(int(MainWindow::View::Budget)), w.budgetView());
     bool budgetShortcut = false;  // View > Budget, Ctrl+6 like the others' Ctrl+1..5
     for (QAction* a : w.findChildren<QAction*>())
       budgetShortcut = budgetShortcut || (a->text() == "Budget" &&
                                           a->shortcut() == QKeySequence(QStringLiteral("Ctrl+6")));
     QVERIFY(budgetShortcut);
-    for (int v = 0; v < 6; ++v) {
+    QCOMPARE(tabs->widget(int(MainWindow::View::Program)), w.programView());
+    bool programShortcut = false;  // View > Program, Ctrl+7 after the Budget view's Ctrl+6
+    for (QAction* a : w.findChildren<QAction*>())
+      programShortcut =
+          programShortcut ||
+          (a->text() == "Program" && a->shortcut() == QKeySequence(QStringLiteral("Ctrl+7")));
+    QVERIFY(programShortcut);
+    for (int v = 0; v < 7; ++v) {
       w.showView(MainWindow::View(v));
       QCOMPARE(tabs->currentIndex(), v);
     }

@@ -5,6 +5,8 @@
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
 #include "core/partitioner/graph_json.h"
+#include "core/report/python_report.h"
+#include "core/report/python_run.h"
 #include "core/report/report_load.h"
 #include "ui/models/budget_explorer.h"
 
@@ -103,16 +105,27 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
     throw problem(out.fileName, QStringLiteral("the file cannot be opened (%1)")
                                     .arg(QFileInfo::exists(path) ? QStringLiteral("not readable")
                                                                  : QStringLiteral("not found")));
-  out.kind = detectFileKind(file.peek(4096));
-  if (file.size() == 0) throw problem(out.fileName, QStringLiteral("the file is empty"));
+  const bool script = QFileInfo(path).suffix().toLower() == QLatin1String("py");
+  out.kind = script ? FileKind::Script : detectFileKind(file.peek(4096));
+  if (file.size() == 0 && !script) throw problem(out.fileName, QStringLiteral("the file is empty"));
   switch (out.kind) {
     case FileKind::Report: {
-      LoadedReport loaded = parseReport(file.readAll().toStdString(), out.fileName.toStdString());
-      for (const std::string& k : loaded.ignored) out.ignoredKeys << QString::fromStdString(k);
-      if (loaded.python)
-        pythonTimeline(*loaded.python, out);
-      else
+      const std::string name = out.fileName.toStdString();
+      const nlohmann::json doc = parseReportJson(file.readAll().toStdString(), name);
+      std::vector<std::string> ignored;
+      if (reportKind(doc, name) == "python") {
+        // One reader: the report for the Program view, its timeline for the Memory view.
+        PythonReport loaded = readPythonReport(doc, name);
+        ignored = std::move(loaded.ignored);
+        PythonRun run = pythonRunFromReport(loaded);
+        pythonTimeline(run, out);
+        out.pythonReport = std::make_shared<const PythonReport>(std::move(loaded));
+      } else {
+        LoadedReport loaded = readReport(doc, name);
+        ignored = std::move(loaded.ignored);
         out.report = std::make_shared<const StrategiesReport>(std::move(loaded.report));
+      }
+      for (const std::string& k : ignored) out.ignoredKeys << QString::fromStdString(k);
       break;
     }
     case FileKind::BudgetGraph: {
@@ -159,11 +172,13 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       break;
     }
     case FileKind::Preset:
+    case FileKind::Script:
       break;
     case FileKind::Unknown:
       throw problem(out.fileName,
-                    QStringLiteral("not a matmulviz report, a preset or a PyTorch memory "
-                                   "snapshot (it starts with neither '{' nor a pickle header)"));
+                    QStringLiteral("not a matmulviz report, a preset, a PyTorch memory snapshot "
+                                   "or a Python script (it starts with neither '{' nor a pickle "
+                                   "header, and its name does not end in .py)"));
   }
   return out;
 }

@@ -1,11 +1,13 @@
 #pragma once
-// What File > Open, drag and drop and `matmulviz FILE...` read: a matmulviz report, a PyTorch
-// memory snapshot or a preset, told apart by their first bytes, and loaded by one function that
+// What File > Open, drag and drop and `matmulviz FILE...` read: a matmulviz report (of a
+// strategies run or a Python run), a PyTorch memory snapshot, a preset, or a Python script (by
+// its .py suffix; the others are told apart by their first bytes), and loaded by one function that
 // runs on a worker thread (no Qt GUI types; the snapshot's progress and cancel pass through).
 // A file that cannot be opened gives a message naming the file (its name, never its folder) and
 // the problem; nothing is half-loaded.
 
 #include "core/partitioner/joint_graph.h"
+#include "core/report/python_report.h"
 #include "core/report/strategies_report.h"
 
 #include <QString>
@@ -27,6 +29,7 @@ enum class FileKind {
   BudgetGraph,  ///< a report of kind "budget-graph": a traced joint graph for the Budget view
   Snapshot,     ///< a pickle (torch.cuda.memory._dump_snapshot)
   Preset,       ///< any other JSON object: a scenario preset
+  Script,       ///< a Python script (a .py file), for the Program view
   Unknown,      ///< none of these (empty, or neither JSON nor a pickle)
 };
 
@@ -46,13 +49,16 @@ struct NamedTimeline {
 };
 
 /// A file read by loadFile: `report` is set for a strategies report, `timelines` for a Python
-/// run's report (one) and a snapshot (one per device), neither for a preset (the scenario panel
-/// reads presets itself, on the GUI thread: they are a few hundred bytes).
+/// run's report (one; `pythonReport` too, for the Program view) and a snapshot (one per device),
+/// neither for a preset or a script (the scenario panel reads presets itself, and the Program
+/// view scripts, on the GUI thread: they are small).
 struct OpenedFile {
   QString path;
   QString fileName;  ///< the name without its folder, for titles and messages
   FileKind kind = FileKind::Unknown;
   std::shared_ptr<const StrategiesReport> report;
+  /// A report of kind "python" (python3 -m matmulviz SCRIPT --report FILE), for the Program view.
+  std::shared_ptr<const PythonReport> pythonReport;
   QStringList ignoredKeys;  ///< keys of the report this build does not know (skipped)
   std::shared_ptr<const std::vector<NamedTimeline>> timelines;
   /// Instead of `timelines`, for a snapshot of more than storeAboveEvents events: its devices

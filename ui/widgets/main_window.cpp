@@ -11,6 +11,7 @@
 #include "ui/widgets/ladder_view.h"
 #include "ui/widgets/memory_view.h"
 #include "ui/widgets/multihead_view.h"
+#include "ui/widgets/program_view.h"
 #include "ui/widgets/run_controller.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
@@ -88,6 +89,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   gradientsView_ = new GradientsView;
   multiheadView_ = new MultiheadView;
   ladderView_ = new LadderView;
+  programView_ = new ProgramView;
   auto* kernelTab = new QSplitter(Qt::Vertical);
   kernelTab->setObjectName("kernelSplitter");
   kernelTab->addWidget(kernelView_);
@@ -101,6 +103,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   tabs_->addTab(multiheadView_, tr("M&ulti-head"));
   budgetView_ = new BudgetView;
   tabs_->addTab(budgetView_, tr("&Budget"));
+  tabs_->addTab(programView_, tr("&Program"));
   layout->addWidget(tabs_, 1);
   setCentralWidget(central);
 
@@ -165,8 +168,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Run strategies"), QKeySequence(tr("Ctrl+R")), this,
-                 &MainWindow::runStrategies);
+  run->addAction(tr("&Run (the strategies, or the Program view's script)"),
+                 QKeySequence(tr("Ctrl+R")), this, &MainWindow::runStrategies);
   run->addAction(tr("&Cancel run"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
   run->addSeparator();
   auto* play = run->addAction(tr("&Play / pause animation"), kernelView_, &KernelView::togglePlay);
@@ -178,8 +181,8 @@ void MainWindow::buildMenus() {
   for (QAction* a : {play, step, back}) a->setShortcutContext(Qt::WindowShortcut);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList names{tr("Kernel"),    tr("Strategies"), tr("Memory"),
-                          tr("Gradients"), tr("Multi-head"), tr("Budget")};
+  const QStringList names{tr("Kernel"),     tr("Strategies"), tr("Memory"), tr("Gradients"),
+                          tr("Multi-head"), tr("Budget"),     tr("Program")};
   for (int i = 0; i < names.size(); ++i)
     view->addAction(names[i], QKeySequence(QString("Ctrl+%1").arg(i + 1)), this,
                     [this, i] { showView(View(i)); });
@@ -227,12 +230,20 @@ void MainWindow::wireRunner() {
 }
 
 void MainWindow::runStrategies() {
+  if (tabs_->currentWidget() == programView_) {
+    programView_->run();
+    return;
+  }
   if (runner_->isRunning() || !panel_->isValid()) return;
   banner_->hide();
   runner_->start(panel_->scenario());
 }
 
 void MainWindow::cancelRun() {
+  if (tabs_->currentWidget() == programView_ && programView_->isRunning()) {
+    programView_->cancel();
+    return;
+  }
   if (!runner_->isRunning()) return;
   statusText_->setText(tr("Cancelling after the current strategy…"));
   runner_->cancel();

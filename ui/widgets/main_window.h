@@ -1,11 +1,13 @@
 #pragma once
-// The main window: the scenario panel (a dock) beside six views in tabs (Kernel, Strategies,
-// Memory, Gradients, Multi-head, Budget), runs on a worker thread with progress and Cancel in the
-// status bar, classroom mode, and persistence (window layout and last scenario in QSettings, the
-// run history in a JSON file in the user's data folder, saved after every run and on exit).
+// The main window: the scenario panel (a dock) beside seven views in tabs (Kernel, Strategies,
+// Memory, Gradients, Multi-head, Budget, Program), runs on a worker thread with progress and Cancel
+// in the status bar, classroom mode, and persistence (window layout and last scenario in QSettings,
+// the run history in a JSON file in the user's data folder, saved after every run and on exit).
 // Files open through File > Open (Ctrl+O), File > Open Recent, drag and drop and the command
 // line (main_window_open.cpp): a report's runs join the history and the views, a PyTorch
 // snapshot shows in the Memory view, a preset fills the scenario panel.
+// The seventh tab is the Program view: a Python script (or a Python run's report) opened here, and
+// Ctrl+R / Esc run and cancel its script while it is the current tab.
 
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
@@ -34,6 +36,7 @@ class KernelView;
 class LadderView;
 class MemoryView;
 class MultiheadView;
+class ProgramView;
 class RunController;
 class RunHistory;
 class ScenarioPanel;
@@ -46,7 +49,7 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const QString& historyPath = QString(), QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  enum class View { Kernel, Strategies, Memory, Gradients, Multihead, Budget };
+  enum class View { Kernel, Strategies, Memory, Gradients, Multihead, Budget, Program };
   void showView(View v);
   /// Classroom mode: full screen, larger fonts, high-contrast palette, large narration.
   void setClassroomMode(bool on);
@@ -62,6 +65,7 @@ class MainWindow : public QMainWindow {
   MultiheadView* multiheadView() const { return multiheadView_; }
   LadderView* ladderView() const { return ladderView_; }
   BudgetView* budgetView() const { return budgetView_; }
+  ProgramView* programView() const { return programView_; }
   RunController* runController() const { return runner_; }
   RunHistory* history() const { return history_; }
   FileLoader* fileLoader() const { return loader_; }
@@ -71,6 +75,7 @@ class MainWindow : public QMainWindow {
   QString lastError() const;
 
  public slots:
+  /// Runs the strategies; in the Program view, runs its script.
   void runStrategies();
   void cancelRun();
   /// Asks for files (reports, presets, PyTorch snapshots) and opens them.
@@ -118,6 +123,7 @@ class MainWindow : public QMainWindow {
   MultiheadView* multiheadView_ = nullptr;
   LadderView* ladderView_ = nullptr;
   BudgetView* budgetView_ = nullptr;
+  ProgramView* programView_ = nullptr;
   RunController* runner_ = nullptr;
   RunHistory* history_ = nullptr;
   FileLoader* loader_ = nullptr;

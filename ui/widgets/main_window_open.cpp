@@ -1,10 +1,12 @@
 // MainWindow: opening files (File > Open, Open Recent, drag and drop, the command line).
 #include "core/costmodel/cost_model.h"
+#include "ui/models/program_run.h"
 #include "ui/models/run_history.h"
 #include "ui/widgets/budget_view.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/memory_view.h"
+#include "ui/widgets/program_view.h"
 #include "ui/widgets/run_controller.h"
 #include "ui/widgets/scenario_panel.h"
 #include "ui/widgets/strategies_view.h"
@@ -58,9 +60,10 @@ void MainWindow::wireFileLoader() {
 
 void MainWindow::openFileDialog() {
   const QStringList paths = QFileDialog::getOpenFileNames(
-      this, tr("Open reports, presets, joint graphs or PyTorch memory snapshots"), QString(),
-      tr("matmulviz files (*.json *.pickle *.pkl);;Reports and presets (*.json);;"
-         "PyTorch memory snapshots (*.pickle *.pkl);;All files (*)"));
+      this, tr("Open reports, presets, joint graphs, PyTorch memory snapshots or Python scripts"),
+      QString(),
+      tr("matmulviz files (*.json *.pickle *.pkl *.py);;Reports and presets (*.json);;"
+         "PyTorch memory snapshots (*.pickle *.pkl);;Python scripts (*.py);;All files (*)"));
   if (!paths.isEmpty()) openFiles(paths);
 }
 
@@ -72,11 +75,20 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
   QString status;
   switch (file.kind) {
     case FileKind::Report:
-      if (!file.report) {  // a Python run's report: its timeline
+      if (!file.report) {  // a Python run's report: its timeline, and the run in the Program view
         memoryView_->setTimelines(file.fileName, tr("Script"), file.timelines, file.note);
-        status = tr("Opened %1: a Python run, %n events", nullptr, int(file.eventCount))
-                     .arg(file.fileName);
-        showView(View::Memory);
+        if (file.pythonReport) programView_->showReport(file.pythonReport, file.fileName);
+        // The Program view when it shows the script the report is of (the report's script is
+        // still there, or that script is open in the view); the Memory view otherwise.
+        const auto run = programView_->currentRun();
+        if (file.pythonReport && run && !run->lines().isEmpty()) {
+          status = tr("Opened %1: a Python run, in the Program view").arg(file.fileName);
+          showView(View::Program);
+        } else {
+          status = tr("Opened %1: a Python run, %n events", nullptr, int(file.eventCount))
+                       .arg(file.fileName);
+          showView(View::Memory);
+        }
         break;
       }
       history_->append(
@@ -111,6 +123,17 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
         return;
       }
       status = tr("Opened the preset %1: Run (Ctrl+R) to run it").arg(file.fileName);
+      break;
+    }
+    case FileKind::Script: {
+      QString error;
+      if (!programView_->openScript(file.path, &error)) {
+        onOpenFailed(file.path, error);
+        return;
+      }
+      status =
+          tr("Opened %1 in the Program view: Run (Ctrl+R) to see its memory").arg(file.fileName);
+      showView(View::Program);
       break;
     }
     case FileKind::Unknown:
