@@ -83,13 +83,17 @@ void ProgramEditor::setRun(std::shared_ptr<const ProgramRun> run) {
   qsizetype width = 0;
   for (const QString& t : allocatedText_) width = std::max(width, t.size());
   for (const QString& t : peakText_) width = std::max(width, t.size());
+  // Styles by number: QsciStyledText's constructor from a QsciStyle copies it onto the heap and
+  // never frees it (QScintilla 2.13; LeakSanitizer in the sanitizer build).
+  marginStyle_->apply(this);
+  peakStyle_->apply(this);
   for (auto it = allocatedText_.begin(); it != allocatedText_.end(); ++it) {
     const QString peak = peakText_.value(it.key());
     const bool top = !peak.isEmpty() && run->lines().value(it.key()).aliveAtPeakBytes == mostAtPeak;
     QList<QsciStyledText> texts{
-        QsciStyledText(QLatin1Char(' ') + it.value().rightJustified(width), *marginStyle_),
+        QsciStyledText(QLatin1Char(' ') + it.value().rightJustified(width), marginStyle_->style()),
         QsciStyledText(QStringLiteral("  ") + peak.rightJustified(width) + QLatin1Char(' '),
-                       top ? *peakStyle_ : *marginStyle_)};
+                       top ? peakStyle_->style() : marginStyle_->style())};
     setMarginText(it.key() - 1, texts);
   }
   setMarginWidth(BytesMargin, QString(2 * width + 5, QLatin1Char('0')));
