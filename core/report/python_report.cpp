@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
@@ -322,16 +320,9 @@ PythonReport parsePythonReport(const std::string& text, const std::string& file)
 }
 
 PythonReport readPythonReportFile(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    throw ReportLoadError(name, "is not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportLoadError(name, "the file cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ReportLoadError(name, "the file cannot be read");
-  return parsePythonReport(text.str(), name);
+  std::string name;
+  const std::string text = readReportText(path, name);
+  return parsePythonReport(text, name);
 }
 
 }  // namespace matmulviz

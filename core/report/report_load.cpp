@@ -285,8 +285,8 @@ LoadedReport parseReport(const std::string& text, const std::string& file) {
   return ReportReader(file).read(parseReportJson(text, file));
 }
 
-LoadedReport readReportFile(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
+std::string readReportText(const std::string& path, std::string& name) {
+  name = std::filesystem::path(path).filename().string();
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw ReportLoadError(name, "is not a file");
@@ -295,7 +295,13 @@ LoadedReport readReportFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ReportLoadError(name, "the file cannot be read");
-  return parseReport(text.str(), name);
+  return text.str();
+}
+
+LoadedReport readReportFile(const std::string& path) {
+  std::string name;
+  const std::string text = readReportText(path, name);
+  return parseReport(text, name);
 }
 
 bool looksLikeReport(const std::string& bytes) {

@@ -40,6 +40,10 @@ LoadedReport parseReport(const std::string& text, const std::string& file);
 /// The document of a report file's `text` (the file named `file`). Throws ReportLoadError for an
 /// empty or truncated document or text that is not JSON; checks nothing else.
 nlohmann::json parseReportJson(const std::string& text, const std::string& file);
+/// The whole text of the report file at `path`, and in `name` its file name without its folder
+/// (for messages). Throws ReportLoadError naming it when it is not a regular file or cannot be
+/// opened or read.
+std::string readReportText(const std::string& path, std::string& name);
 
 /// The envelope of `doc` checked ("format" is "matmulviz-report", "version" is kReportVersion,
 /// both versions named otherwise): its "kind" ("strategies", "python"). Throws ReportLoadError.

@@ -153,14 +153,7 @@ void BudgetGraphChart::resizeEvent(QResizeEvent* event) {
 
 void BudgetGraphChart::setupFrame() {
   QCustomPlot* p = plot();
-  if (p->plotLayout()->rowCount() == 1) {
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
-    p->plotLayout()->addElement(2, 0, p->legend);
-    p->plotLayout()->setRowStretchFactor(0, 0.01);
-    p->plotLayout()->setRowStretchFactor(2, 0.01);
-    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  }
+  addTitleAndLegendRows();
   // Two rows (three in classroom mode's larger font): one row of seven would make the window
   // wider than a 1600-pixel screen beside the scenario panel.
   p->legend->setWrap(presentationMode() ? 3 : (kRoles + 1) / 2);

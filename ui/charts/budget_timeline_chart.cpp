@@ -38,15 +38,7 @@ void BudgetTimelineChart::setModel(const BudgetTimelineModel* model) {
 
 void BudgetTimelineChart::setupAxes() {
   QCustomPlot* p = plot();
-  if (p->plotLayout()->rowCount() == 1) {
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
-    p->plotLayout()->addElement(2, 0, p->legend);
-    p->plotLayout()->setRowStretchFactor(0, 0.01);
-    p->plotLayout()->setRowStretchFactor(2, 0.01);
-    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    p->legend->setWrap(2);
-  }
+  if (addTitleAndLegendRows()) p->legend->setWrap(2);
   p->legend->setVisible(true);
   p->xAxis->setLabel(
       presentationMode()

@@ -290,4 +290,16 @@ void ChartView::exportWithDialog(const QString& suffix) {
   if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
+bool ChartView::addTitleAndLegendRows() {
+  QCustomPlot* p = plot();
+  if (p->plotLayout()->rowCount() != 1) return false;
+  p->plotLayout()->insertRow(0);
+  p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
+  p->plotLayout()->addElement(2, 0, p->legend);
+  p->plotLayout()->setRowStretchFactor(0, 0.01);
+  p->plotLayout()->setRowStretchFactor(2, 0.01);
+  p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  return true;
+}
+
 }  // namespace matmulviz::ui

@@ -69,6 +69,9 @@ class ChartView : public QWidget {
 
  protected:
   QCustomPlot* plot() const { return plot_; }
+  /// The first time: a title row (a QCPTextElement) above the plot and the legend in a row below
+  /// it, filled columns first. Returns true when it added them (false when they were there).
+  bool addTitleAndLegendRows();
   /// Rebuilds every plottable from the chart's data and replots. Subclasses call it when their
   /// data, metric or layout changes; setLogScale and setPresentationMode call it too.
   virtual void rebuild() = 0;

@@ -97,15 +97,7 @@ void MemoryTimelineChart::thin() {
 
 void MemoryTimelineChart::setupAxes() {
   QCustomPlot* p = plot();
-  if (p->plotLayout()->rowCount() == 1) {
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
-    p->plotLayout()->addElement(2, 0, p->legend);
-    p->plotLayout()->setRowStretchFactor(0, 0.01);
-    p->plotLayout()->setRowStretchFactor(2, 0.01);
-    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    p->legend->setWrap(4);
-  }
+  if (addTitleAndLegendRows()) p->legend->setWrap(4);
   p->legend->setVisible(true);
   // No hover hint here: the label is part of every exported image.
   p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
