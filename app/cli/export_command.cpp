@@ -4,6 +4,7 @@
 #include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
+#include "app/cli/export_opened.h"
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
 #include "app/cli/scenario_options.h"
@@ -21,6 +22,7 @@
 #include "ui/charts/budget_export.h"
 #include "ui/charts/chart_export.h"
 #include "ui/models/budget_explorer.h"
+#include "ui/models/open_file.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 
@@ -174,28 +176,26 @@ int exportReport(const Options& o, const CLI::App& cmd) {
     }
   const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
   QStringList formats;
-  StrategiesReport report;
+  ui::OpenedFile file;
   try {
     formats = parseFormats(o.formats);
     if (!gpu)
       throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
                                   "' (allowed: " + costmodel::gpuProfileKeys() + ")");
-    LoadedReport loaded = readReportFile(o.report);
-    if (loaded.kind != "strategies")
-      throw ReportLoadError(std::filesystem::path(o.report).filename().string(),
-                            "the file is a report of kind '" + loaded.kind +
-                                "'; export draws reports of kind 'strategies' (open it in the "
-                                "app: matmulviz FILE)");
-    report = std::move(loaded.report);
+    file = ui::loadFile(QString::fromStdString(o.report), snapshotProgress());
     checkOutputDirectory(o.out, "--out");
-  } catch (const ReportLoadError& e) {
-    std::cerr << "matmulviz-cli export: --report: " << e.what() << "\n";
-    return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "matmulviz-cli export: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {  // the loader's "'<file>': <problem>"
+    std::cerr << "matmulviz-cli export: --report: " << e.what() << "\n";
+    return 2;
   }
   const auto app = makeApplication();
+  if (!file.report)  // a Python run, a snapshot, a joint graph, or a script (refused there)
+    return exportOpenedFile(
+        {QString::fromStdString(o.report), QString::fromStdString(o.out), formats, o.budget}, file);
+  const StrategiesReport& report = *file.report;
   ui::RunHistory history;
   const std::string title =
       o.title.empty() ? std::filesystem::path(o.report).filename().string() : o.title;
@@ -319,8 +319,10 @@ Action addExportCommand(CLI::App& app) {
   option("--title", o->title, "the run's title in the charts and history (default: the preset)",
          "TEXT");
   option("--report", o->report,
-         "draw a report written by `strategies --json` (on any machine) instead of running; its "
-         "Memory charts need the run's timeline in it (`strategies --timeline`)",
+         "draw a file instead of running (made on any machine): a report of `strategies --json` "
+         "(its Memory charts need the run's timeline: `strategies --timeline`), a Python run's "
+         "report (`run SCRIPT --report`), a PyTorch memory snapshot (.pickle) or a graph file "
+         "(`budget --graph-out`; its Budget charts at --budget)",
          "FILE");
   option("--budget-example", o->budgetExample,
          "the example graph whose Budget charts (forward graph, Pareto frontier, derived memory "

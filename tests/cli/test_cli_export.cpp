@@ -1,7 +1,8 @@
 // matmulviz-cli export, end to end: the built executable runs through QProcess with no display
 // (DISPLAY and WAYLAND_DISPLAY removed, QT_QPA_PLATFORM unset: the command picks offscreen) and
 // writes non-empty PNG, SVG, PDF, CSV and JSON files; bad input exits 2 naming the argument;
-// `export --report FILE` draws a report that `strategies --json` wrote, and refuses a bad one.
+// `export --report FILE` draws a report that `strategies --json` wrote, a Python run's report,
+// a PyTorch memory snapshot and a joint graph file, and refuses a bad one.
 
 #include "tests/common/cli_process.h"
 
@@ -42,6 +43,8 @@ class TestCliExport : public QObject {
   void outCreatesItsParents();
   void cudaRunsOrSaysWhy();
   void drawsAReport();
+  void drawsASnapshot();
+  void drawsAPythonRun();
   void refusesABadReport_data();
   void refusesABadReport();
 };
@@ -167,6 +170,14 @@ void TestCliExport::budgetGraphCharts() {
   QFile again(traced + "/budget-graph.csv");
   QVERIFY(again.open(QIODevice::ReadOnly));
   QCOMPARE(QString::fromUtf8(again.readAll()), csv);
+  // --report with the graph file: the same charts, no strategies run.
+  const QString opened = tmp.filePath("opened");
+  r = runCli({"export", "--report", graph, "--formats", "csv", "--budget", "0.3", "--out", opened});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile fromReport(opened + "/budget-graph.csv");
+  QVERIFY(fromReport.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(fromReport.readAll()), csv);
+  QVERIFY(!QFileInfo::exists(opened + "/strategies-time-bars.csv"));
   QFile damaged(graph);
   QVERIFY(damaged.open(QIODevice::ReadWrite));
   const QByteArray text = damaged.readAll().replace("\"bytes\": 1048576", "\"bytes\": -1");
@@ -305,6 +316,53 @@ void TestCliExport::drawsAReport() {
   QVERIFY(h.readAll().contains("\"gpu-box.json\""));  // titled by the report's file name
 }
 
+void TestCliExport::drawsASnapshot() {
+  QTemporaryDir tmp;
+  const QString out = tmp.filePath("charts");
+  const CliResult r = runCli(
+      {"export", "--report",
+       QStringLiteral(MATMULVIZ_SOURCE_DIR "/tests/reference/snapshots/snapshot_2_6_p4.pickle"),
+       "--out", out, "--formats", "png,csv"});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(QFileInfo(out + "/memory-timeline-cuda-0.png").size() > 1000);  // "cuda:0", as a name
+  QFile csv(out + "/memory-timeline-cuda-0.csv");
+  QVERIFY(csv.open(QIODevice::ReadOnly));
+  QCOMPARE(QString::fromUtf8(csv.readAll()).count('\n'), 13);  // a header and its 12 events
+  QFile summary(out + "/summary.txt");
+  QVERIFY(summary.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(summary.readAll());
+  QVERIFY2(text.contains("cuda:0: 12 events; peak allocated 20 MiB at event 7 (op forward, block "
+                         "linear.py:116); peak reserved 44 MiB"),
+           qPrintable(text));
+  QVERIFY(!QFileInfo::exists(out + "/strategies-time-bars.png"));
+}
+
+void TestCliExport::drawsAPythonRun() {
+#ifndef MATMULVIZ_HAVE_PYTHON
+  QSKIP("this build has no Python module (the sanitizer build): no script can run");
+#endif
+  QTemporaryDir tmp;
+  const QString report = tmp.filePath("run.json"), out = tmp.filePath("charts");
+  CliResult r = runCli(
+      {"run", QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/peak_lines.py"), "--report", report});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  r = runCli({"export", "--report", report, "--out", out, "--formats", "svg"});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QVERIFY(QFileInfo(out + "/memory-timeline-peak_lines.py.svg").size() > 1000);
+  QFile summary(out + "/summary.txt");
+  QVERIFY(summary.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(summary.readAll());
+  QVERIFY2(text.contains("peak_lines.py: 68 events; peak allocated 72 MiB at event 64"),
+           qPrintable(text));
+  // The script itself is not a report: refused, naming it and what to run.
+  r = runCli({"export", "--report", QStringLiteral(MATMULVIZ_SOURCE_DIR "/examples/peak_lines.py"),
+              "--out", tmp.filePath("script")});
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains("'peak_lines.py': a Python script or a preset, not a "
+                                             "report (run the script first"),
+           r.err.constData());
+}
+
 void TestCliExport::refusesABadReport_data() {
   QTest::addColumn<QByteArray>("bytes");
   QTest::addColumn<QStringList>("extra");
@@ -313,15 +371,9 @@ void TestCliExport::refusesABadReport_data() {
                          << "--report: 'r.json': the file is empty";
   QTest::newRow("newer") << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 4}")
                          << QStringList{} << "'r.json': the file is a report of version 4, newer";
-  QTest::newRow("python kind")
-      << QByteArray(
-             "{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"python\", "
-             "\"ops\": [], \"events\": {\"columns\": [\"kind\", \"id\", \"bytes\", "
-             "\"time_us\", \"allocated\", \"reserved\", \"op\"], \"kinds\": [], \"rows\": "
-             "[]}, \"allocations\": {\"columns\": [\"id\", \"label\", \"op\", "
-             "\"requested_bytes\", \"block_bytes\", \"pool\", \"frame\", \"alive\"], "
-             "\"rows\": []}}")
-      << QStringList{} << "'r.json': the file is a report of kind 'python'";
+  QTest::newRow("einsum kind")
+      << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"einsum\"}")
+      << QStringList{} << "'r.json': the file is a report of kind 'einsum'";
   QTest::newRow("a run option") << QByteArray("{}") << QStringList{"--preset", "small"}
                                 << "--preset is not allowed with --report";
 }

@@ -1,5 +1,7 @@
 #include "ui/charts/memory_timeline_chart.h"
 
+#include <QRegularExpression>
+
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/strategies_table_model.h"  // csvField
 
@@ -8,6 +10,7 @@
 #include <qcustomplot.h>
 
 #include <QMenu>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +69,9 @@ void MemoryTimelineChart::addMenuActions(QMenu& menu) {
 }
 
 QString MemoryTimelineChart::chartName() const {
-  const QString s = model_ ? model_->strategy() : QString();
+  // The name is a file name: a snapshot's "cuda:0" becomes "cuda-0", a script's path its name.
+  QString s = model_ ? model_->strategy() : QString();
+  s.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")), QStringLiteral("-"));
   return s.isEmpty() ? QStringLiteral("memory-timeline") : QStringLiteral("memory-timeline-") + s;
 }
 

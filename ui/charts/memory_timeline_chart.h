@@ -32,7 +32,8 @@ class MemoryTimelineChart : public ChartView {
   /// falls every event is drawn at its maxima, not as stripes.
   static int maxPlottedEvents() { return 1600; }
 
-  QString chartName() const override;  ///< "memory-timeline-<strategy>"
+  QString chartName() const override;  ///< "memory-timeline-<strategy>", other characters than
+                                       ///< [A-Za-z0-9._-] as '-'
   /// event, op, label, category, allocated/requested/reserved MiB, of every event (not thinned).
   QString csv() const override;
   /// The events drawn (after thinning), for tests.

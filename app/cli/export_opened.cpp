@@ -1,0 +1,127 @@
+// matmulviz-cli export --report FILE for Python-run reports, PyTorch memory snapshots and joint
+// graph files: the file read by the app's loader, its charts drawn by the app's chart code.
+#include "app/cli/export_opened.h"
+
+#include "core/io/timeline_store.h"
+#include "core/util/format_units.h"
+#include "ui/charts/big_timeline_chart.h"
+#include "ui/charts/budget_export.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/memory_timeline_chart.h"
+#include "ui/models/memory_timeline_model.h"
+#include "ui/models/open_file.h"
+
+#include <QDir>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace matmulviz::cli {
+
+namespace {
+
+constexpr QSize kChartSize{1600, 900};
+
+/// "cuda:0: 12 events; peak allocated 20.0 MiB at event 7 (op forward, block linear.py:116);
+/// peak reserved 44.0 MiB".
+QString timelineSummary(const ui::NamedTimeline& t, const ui::MemoryTimelineModel& model) {
+  int64_t reserved = 0;
+  for (const MemoryEvent& e : t.timeline.events)
+    reserved = std::max(reserved, e.after.reservedBytes);
+  const QString peak = model.peakText();
+  return QStringLiteral("%1: %2 events; peak allocated %3; peak reserved %4\n")
+      .arg(t.name)
+      .arg(t.timeline.events.size())
+      .arg(peak.isEmpty() ? QStringLiteral("none (no allocation)") : peak,
+           QString::fromStdString(formatSize(reserved)));
+}
+
+QString storeSummary(const store::DeviceInfo& d) {
+  return QStringLiteral("%1: %2 events; peak allocated %3 at event %4; peak reserved %5\n")
+      .arg(QString::fromStdString(d.name))
+      .arg(d.events)
+      .arg(QString::fromStdString(formatSize(d.peakAllocated)))
+      .arg(d.peakIndex)
+      .arg(QString::fromStdString(formatSize(d.maxReserved)));
+}
+
+/// The memory charts of a file's timelines (in memory or in its store), and summary.txt.
+bool writeTimelineCharts(const ui::OpenedFile& file, const OpenedExport& e, QStringList& written,
+                         QString* error) {
+  const QDir dir(e.out);
+  QString summary = file.fileName + QStringLiteral("\n");
+  if (file.store) {
+    for (const store::DeviceInfo& d : file.store->devices()) {
+      ui::BigTimelineChart chart;
+      chart.setStore(file.store, d.id);
+      if (!ui::writeChart(chart, dir, e.formats, kChartSize, written, error)) return false;
+      summary += storeSummary(d);
+    }
+  } else if (file.timelines) {
+    for (const ui::NamedTimeline& t : *file.timelines) {
+      ui::MemoryTimelineModel model;
+      model.setTimeline(t.timeline, t.name);
+      ui::MemoryTimelineChart chart;
+      chart.setModel(&model);
+      if (!ui::writeChart(chart, dir, e.formats, kChartSize, written, error)) return false;
+      summary += timelineSummary(t, model);
+    }
+  }
+  if (!file.note.isEmpty()) summary += file.note + QLatin1Char('\n');
+  QSaveFile f(dir.filePath(QStringLiteral("summary.txt")));
+  if (!f.open(QIODevice::WriteOnly) || f.write(summary.toUtf8()) < 0 || !f.commit()) {
+    *error = f.fileName() + QStringLiteral(": ") + f.errorString();
+    return false;
+  }
+  written << f.fileName();
+  return true;
+}
+
+}  // namespace
+
+std::function<void(double)> snapshotProgress() {
+  auto shown = std::make_shared<int>(-1);
+  return [shown](double fraction) {
+    const int tenth = int(fraction * 10);
+    if (tenth == *shown) return;
+    *shown = tenth;
+    std::cerr << "[matmulviz] reading " << tenth * 10 << "%\n";
+  };
+}
+
+int exportOpenedFile(const OpenedExport& e, const ui::OpenedFile& file) {
+  QStringList written;
+  QString error;
+  switch (file.kind) {
+    case ui::FileKind::Snapshot:
+    case ui::FileKind::Report:
+      if (file.report) {
+        std::cerr << "matmulviz-cli export: --report: '" << file.fileName.toStdString()
+                  << "': a strategies report (internal: drawn by the strategies export)\n";
+        return 2;
+      }
+      writeTimelineCharts(file, e, written, &error);
+      break;
+    case ui::FileKind::BudgetGraph:
+      written = ui::exportBudgetCharts(*file.budgetGraph, file.budgetTitle, e.budget, e.out,
+                                       e.formats, &error, kChartSize);
+      break;
+    default:
+      std::cerr << "matmulviz-cli export: --report: '" << file.fileName.toStdString()
+                << "': a Python script or a preset, not a report (run the script first: "
+                   "matmulviz-cli run SCRIPT --report FILE; a preset: export --preset NAME)\n";
+      return 2;
+  }
+  for (const QString& f : written) std::cout << f.toStdString() << "\n";
+  if (!error.isEmpty()) {
+    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << e.out.toStdString()
+            << "\n";
+  return 0;
+}
+
+}  // namespace matmulviz::cli

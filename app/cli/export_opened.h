@@ -1,0 +1,40 @@
+#pragma once
+// `matmulviz-cli export --report FILE` for the files the desktop app opens other than a
+// strategies report: a Python run's report (`python3 -m matmulviz SCRIPT --report FILE`), a
+// PyTorch memory snapshot (torch.cuda.memory._dump_snapshot, any size: one of millions of events
+// is drawn from its timeline store at level of detail, as the Memory view draws it) and a joint
+// graph file (`matmulviz-cli budget --graph-out`). The file is read by the app's own loader
+// (ui/models/open_file.h), so what the app opens, export draws, with the same chart code.
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace matmulviz::ui {
+struct OpenedFile;
+}
+
+namespace matmulviz::cli {
+
+struct OpenedExport {
+  QString path;         ///< the file read
+  QString out;          ///< the folder to write into (already created)
+  QStringList formats;  ///< png, svg, pdf, csv, json (json: nothing for these kinds)
+  double budget = 0.3;  ///< a joint graph's activation memory budget, in [0, 1]
+};
+
+/// A progress callback for ui::loadFile: "[matmulviz] reading 40%" on stderr at each tenth.
+std::function<void(double)> snapshotProgress();
+
+/// Writes the charts of `file` (read from e.path by ui::loadFile) into `e.out`, printing each path
+/// on stdout:
+///   memory-timeline-<name>.<png|svg|pdf|csv> for each timeline (a Python run's script, a
+///   snapshot's device, "cuda-0"; characters other than letters, digits, '.', '_' and '-' become
+///   '-'), summary.txt (per timeline: events, peak allocated with its event and label, peak
+///   reserved), or the Budget charts of a joint graph (budget-graph, budget-frontier,
+///   budget-timeline). Exit status: 0; 2 for a Python script or a preset, which are not reports
+///   (a message naming the file on stderr), or a strategies report (not drawn here); 1 when
+///   writing fails.
+int exportOpenedFile(const OpenedExport& e, const ui::OpenedFile& file);
+
+}  // namespace matmulviz::cli
