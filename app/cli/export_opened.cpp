@@ -2,7 +2,9 @@
 // graph files: the file read by the app's loader, its charts drawn by the app's chart code.
 #include "app/cli/export_opened.h"
 
+#include "app/cli/commands.h"
 #include "core/io/timeline_store.h"
+#include "core/tensor/dtype.h"
 #include "core/util/format_units.h"
 #include "ui/charts/big_timeline_chart.h"
 #include "ui/charts/budget_export.h"
@@ -12,7 +14,9 @@
 #include "ui/models/open_file.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QSaveFile>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <iostream>
@@ -23,6 +27,16 @@ namespace matmulviz::cli {
 namespace {
 
 constexpr QSize kChartSize{1600, 900};
+
+bool writeText(const QString& path, const QString& text, QStringList& written, QString* error) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
+    *error = path + QStringLiteral(": ") + f.errorString();
+    return false;
+  }
+  written << path;
+  return true;
+}
 
 /// "cuda:0: 12 events; peak allocated 20.0 MiB at event 7 (op forward, block linear.py:116);
 /// peak reserved 44.0 MiB".
@@ -45,6 +59,56 @@ QString storeSummary(const store::DeviceInfo& d) {
       .arg(QString::fromStdString(formatSize(d.peakAllocated)))
       .arg(d.peakIndex)
       .arg(QString::fromStdString(formatSize(d.maxReserved)));
+}
+
+/// summary.txt of a multi-head or einsum report: what ran and what it measured.
+bool writeSummary(const ui::OpenedFile& file, const OpenedExport& e, QStringList& written,
+                  QString* error) {
+  QString text = file.fileName + QLatin1Char('\n');
+  if (file.einsum) text += QString::fromStdString(einsumSummary(*file.einsum)) + '\n';
+  if (file.multihead) {
+    const MultiheadReportFile& r = *file.multihead;
+    const MultiheadConfig& c = r.config;
+    text += QStringLiteral(
+                "multihead b=%1 s=%2 h=%3 e=%4 num_heads=%5 top_p=%6 %7 on %8: %9 "
+                "important tokens, %10, maxMem %11, reserved peak %12\n")
+                .arg(c.b)
+                .arg(c.s)
+                .arg(c.h)
+                .arg(c.e)
+                .arg(c.numHeads)
+                .arg(c.topP)
+                .arg(QString::fromStdString(std::string(dtypeName(c.dtype))),
+                     QString::fromStdString(r.device))
+                .arg(r.t)
+                .arg(QString::fromStdString(formatSeconds(r.timeS)),
+                     QString::fromStdString(formatSize(r.maxMemBytes)),
+                     QString::fromStdString(formatSize(r.reservedPeakBytes)));
+  }
+  return writeText(QDir(e.out).filePath(QStringLiteral("summary.txt")), text, written, error);
+}
+
+/// A budget report's Budget charts at e.budget: its script traced again (found as written or
+/// beside the report). Exit status 2 when the script is not there.
+int exportBudgetReport(const ui::OpenedFile& file, const OpenedExport& e, QStringList& written,
+                       QString* error) {
+  const BudgetReportFile& r = *file.budget;
+  QString script = QString::fromStdString(r.script);
+  if (!QFileInfo(script).isFile())
+    script = QFileInfo(e.path).dir().filePath(QFileInfo(script).fileName());
+  if (!QFileInfo(script).isFile()) {
+    std::cerr << "matmulviz-cli export: --report: '" << file.fileName.toStdString()
+              << "': its script " << r.script
+              << " is not here (nor beside the report): the Budget charts need it traced\n";
+    return 2;
+  }
+  QTemporaryDir tmp;
+  const std::string graph = tmp.filePath(QStringLiteral("graph.json")).toStdString();
+  if (const int status = traceToGraphFile(script.toStdString(), r.function, graph); status != 0)
+    return status;
+  written = ui::exportBudgetGraphFileCharts(QString::fromStdString(graph), e.budget, e.out,
+                                            e.formats, error, kChartSize);
+  return 0;
 }
 
 /// The memory charts of a file's timelines (in memory or in its store), and summary.txt.
@@ -70,13 +134,7 @@ bool writeTimelineCharts(const ui::OpenedFile& file, const OpenedExport& e, QStr
     }
   }
   if (!file.note.isEmpty()) summary += file.note + QLatin1Char('\n');
-  QSaveFile f(dir.filePath(QStringLiteral("summary.txt")));
-  if (!f.open(QIODevice::WriteOnly) || f.write(summary.toUtf8()) < 0 || !f.commit()) {
-    *error = f.fileName() + QStringLiteral(": ") + f.errorString();
-    return false;
-  }
-  written << f.fileName();
-  return true;
+  return writeText(dir.filePath(QStringLiteral("summary.txt")), summary, written, error);
 }
 
 }  // namespace
@@ -97,6 +155,15 @@ int exportOpenedFile(const OpenedExport& e, const ui::OpenedFile& file) {
   switch (file.kind) {
     case ui::FileKind::Snapshot:
     case ui::FileKind::Report:
+      if (file.multihead || file.einsum) {
+        writeSummary(file, e, written, &error);
+        break;
+      }
+      if (file.budget) {
+        if (const int status = exportBudgetReport(file, e, written, &error); status != 0)
+          return status;
+        break;
+      }
       if (file.report) {
         std::cerr << "matmulviz-cli export: --report: '" << file.fileName.toStdString()
                   << "': a strategies report (internal: drawn by the strategies export)\n";

@@ -3,8 +3,9 @@
 // strategies report: a Python run's report (`python3 -m matmulviz SCRIPT --report FILE`), a
 // PyTorch memory snapshot (torch.cuda.memory._dump_snapshot, any size: one of millions of events
 // is drawn from its timeline store at level of detail, as the Memory view draws it) and a joint
-// graph file (`matmulviz-cli budget --graph-out`). The file is read by the app's own loader
-// (ui/models/open_file.h), so what the app opens, export draws, with the same chart code.
+// graph file (`matmulviz-cli budget --graph-out`), and the multi-head, einsum and budget
+// reports (summaries; a budget report's script traced again). The file is read by the app's own
+// loader (ui/models/open_file.h), so what the app opens, export draws, with the same chart code.
 #include <QString>
 #include <QStringList>
 
@@ -32,9 +33,11 @@ std::function<void(double)> snapshotProgress();
 ///   snapshot's device, "cuda-0"; characters other than letters, digits, '.', '_' and '-' become
 ///   '-'), summary.txt (per timeline: events, peak allocated with its event and label, peak
 ///   reserved), or the Budget charts of a joint graph (budget-graph, budget-frontier,
-///   budget-timeline). Exit status: 0; 2 for a Python script or a preset, which are not reports
-///   (a message naming the file on stderr), or a strategies report (not drawn here); 1 when
-///   writing fails.
+///   budget-timeline); summary.txt of a multi-head or einsum report (what ran, what it
+///   measured); the Budget charts of a budget report at e.budget, its script traced again (as
+///   written, or beside the report: exit 2 when it is in neither place). Exit status: 0; 2 for a
+///   Python script or a preset, which are not reports (a message naming the file on stderr), or a
+///   strategies report (not drawn here); 1 when writing fails.
 int exportOpenedFile(const OpenedExport& e, const ui::OpenedFile& file);
 
 }  // namespace matmulviz::cli

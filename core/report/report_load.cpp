@@ -61,7 +61,7 @@ void ReportReader::checkEnvelope(const nlohmann::json& doc, LoadedReport& out) c
   out.kind = reportKind(doc, r_.file());
   if (out.kind != "strategies" && out.kind != "python")
     r_.fail("", "is a report of kind '" + out.kind +
-                    "'; matmulviz opens the kinds 'strategies' (matmulviz-cli strategies --json) "
+                    "'; this reader takes the kinds 'strategies' (matmulviz-cli strategies --json) "
                     "and 'python' (python3 -m matmulviz SCRIPT --report)");
 }
 

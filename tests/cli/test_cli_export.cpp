@@ -45,6 +45,7 @@ class TestCliExport : public QObject {
   void drawsAReport();
   void drawsASnapshot();
   void drawsAPythonRun();
+  void summarisesReportsWithoutTimeline();
   void refusesABadReport_data();
   void refusesABadReport();
 };
@@ -363,6 +364,31 @@ void TestCliExport::drawsAPythonRun() {
            r.err.constData());
 }
 
+void TestCliExport::summarisesReportsWithoutTimeline() {
+  QTemporaryDir tmp;
+  const QString einsum = tmp.filePath("e.json"), budget = tmp.filePath("b.json");
+  CliResult r = runCli({"einsum", "ij,jk->ik", "--shapes", "2x3,3x4", "--json", einsum});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  r = runCli({"export", "--report", einsum, "--out", tmp.filePath("e")});
+  QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+  QFile summary(tmp.filePath("e/summary.txt"));
+  QVERIFY(summary.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(summary.readAll());
+  QVERIFY2(text.contains("einsum('ij,jk->ik') of [2, 3], [3, 4] -> [2, 4], float32 on cpu: "),
+           qPrintable(text));
+  // A budget report whose script is gone: refused, saying what the charts need.
+  QFile b(budget);
+  QVERIFY(b.open(QIODevice::WriteOnly));
+  b.write(R"({"format": "matmulviz-report", "version": 1, "kind": "budget", "script":
+    "/nowhere/chain.py", "function": "f", "solver": "dp", "budgets": [0.5],
+    "eager": {"activation_bytes": 4}})");
+  b.close();
+  r = runCli({"export", "--report", budget, "--out", tmp.filePath("b")});
+  QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
+  QVERIFY2(QString::fromUtf8(r.err).contains("'b.json': its script /nowhere/chain.py is not here"),
+           r.err.constData());
+}
+
 void TestCliExport::refusesABadReport_data() {
   QTest::addColumn<QByteArray>("bytes");
   QTest::addColumn<QStringList>("extra");
@@ -371,9 +397,12 @@ void TestCliExport::refusesABadReport_data() {
                          << "--report: 'r.json': the file is empty";
   QTest::newRow("newer") << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 4}")
                          << QStringList{} << "'r.json': the file is a report of version 4, newer";
-  QTest::newRow("einsum kind")
+  QTest::newRow("unknown kind")
+      << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"ladder\"}")
+      << QStringList{} << "'r.json': the file is a report of kind 'ladder'";
+  QTest::newRow("einsum without its equation")
       << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"einsum\"}")
-      << QStringList{} << "'r.json': the file is a report of kind 'einsum'";
+      << QStringList{} << "'r.json': equation is missing";
   QTest::newRow("a run option") << QByteArray("{}") << QStringList{"--preset", "small"}
                                 << "--preset is not allowed with --report";
 }

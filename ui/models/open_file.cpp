@@ -113,7 +113,14 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       const std::string name = out.fileName.toStdString();
       const nlohmann::json doc = parseReportJson(file.readAll().toStdString(), name);
       std::vector<std::string> ignored;
-      if (reportKind(doc, name) == "python") {
+      const std::string kind = reportKind(doc, name);
+      if (kind == "multihead") {
+        out.multihead = readMultiheadReport(doc, name);
+      } else if (kind == "budget") {
+        out.budget = readBudgetReport(doc, name);
+      } else if (kind == "einsum") {
+        out.einsum = readEinsumReport(doc, name);
+      } else if (kind == "python") {
         // One reader: the report for the Program view, its timeline for the Memory view.
         PythonReport loaded = readPythonReport(doc, name);
         ignored = std::move(loaded.ignored);

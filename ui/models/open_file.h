@@ -7,6 +7,7 @@
 // the problem; nothing is half-loaded.
 
 #include "core/partitioner/joint_graph.h"
+#include "core/report/other_reports.h"
 #include "core/report/python_report.h"
 #include "core/report/strategies_report.h"
 
@@ -16,6 +17,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace matmulviz::store {
@@ -66,6 +68,11 @@ struct OpenedFile {
   /// detail.
   std::shared_ptr<const store::TimelineStore> store;
   size_t eventCount = 0;  ///< events over all timelines
+  /// Reports that hold no timeline (core/report/other_reports.h): a multi-head run's workload
+  /// (rerun here), a budget sweep's script (traced again), an einsum run (summarised).
+  std::optional<MultiheadReportFile> multihead;
+  std::optional<BudgetReportFile> budget;
+  std::optional<EinsumReportFile> einsum;
   /// A graph file's joint graph (checked plannable) and its title.
   std::shared_ptr<const partitioner::JointGraph> budgetGraph;
   QString budgetTitle;

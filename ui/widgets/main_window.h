@@ -107,6 +107,9 @@ class MainWindow : public QMainWindow {
   void saveHistory();
   void wireFileLoader();
   void onFileLoaded(const OpenedFile& file);
+  /// A multi-head, budget or einsum report shown where it belongs (main_window_reports.cpp);
+  /// the status line to show, empty when `file` is none of them.
+  QString openReportWithoutTimeline(const OpenedFile& file);
   void onOpenFailed(const QString& path, const QString& message);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();

@@ -75,6 +75,10 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
   QString status;
   switch (file.kind) {
     case FileKind::Report:
+      if (file.multihead || file.budget || file.einsum) {
+        status = openReportWithoutTimeline(file);
+        break;
+      }
       if (!file.report) {  // a Python run's report: its timeline, and the run in the Program view
         memoryView_->setTimelines(file.fileName, tr("Script"), file.timelines, file.note);
         if (file.pythonReport) programView_->showReport(file.pythonReport, file.fileName);
