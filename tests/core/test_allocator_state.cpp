@@ -171,6 +171,7 @@ class TestAllocatorState : public QObject {
   void checkpointsMatchAFullReplay();
   void checkpointBudgetThins();
   void timelineRowsMapToTraceEvents();
+  void simulatedAllocatorReplaysCleanly();
 };
 
 void TestAllocatorState::blocksOfASmallSegment() {
@@ -374,6 +375,31 @@ void TestAllocatorState::timelineRowsMapToTraceEvents() {
     for (const size_t d : devicesWithMemory(f))
       QCOMPARE(timelineTraceEvents(f, d).size(), toMemoryTimeline(f, d).events.size());
   }
+}
+
+// A snapshot whose trace and segments agree as a real one's do (tests/reference/
+// make_allocator_snapshot.py runs a training loop on a simulation of the caching allocator):
+// every event replays without a note, nothing existed before the trace, and reserved follows the
+// timeline's reserved row for row.
+void TestAllocatorState::simulatedAllocatorReplaysCleanly() {
+  const auto s = std::make_shared<const MemorySnapshot>(
+      readMemorySnapshot(MATMULVIZ_SNAPSHOT_DIR "/allocator_sim_p4.pickle"));
+  const AllocatorHistory h(s, 0, 16);
+  QVERIFY(h.eventCount() > 400);
+  const AllocatorState before = h.stateAfter(-1);
+  QVERIFY(before.segments.empty() && before.blocks.empty());
+  expectSnapshot(h.stateAfter(h.eventCount() - 1), *s, 0);
+  int pending = 0;
+  for (int64_t x = -1; x < h.eventCount(); ++x) {
+    const AllocatorState st = h.stateAfter(x);
+    QVERIFY2(st.notes().empty(), qPrintable(QString::number(x)));
+    for (const StateBlock& b : st.blocks) pending += b.state == P;
+  }
+  QVERIFY(pending > 0);  // the loader's batches wait for their stream
+  const MemoryTimeline t = toMemoryTimeline(*s, 0);
+  for (int64_t row = 0; row < h.timelineEventCount(); ++row)
+    QCOMPARE(h.stateAfter(h.traceEventOfTimelineRow(row)).reservedBytes,
+             t.events[size_t(row)].after.reservedBytes);
 }
 
 QTEST_GUILESS_MAIN(TestAllocatorState)
