@@ -240,8 +240,8 @@ std::vector<std::string> AllocatorState::notes() const {
   for (size_t p = 0; p < kReplayProblemCount; ++p)
     if (problems[p] > 0)
       out.push_back(
-          std::to_string(problems[p]) + " " + kWhat[p] +
-          (p == size_t(ReplayProblem::BlockOutsideSegments) ? " are not shown" : " were skipped") +
+          std::string(kWhat[p]) + ": " + std::to_string(problems[p]) +
+          (p == size_t(ReplayProblem::BlockOutsideSegments) ? ", not shown" : ", skipped") +
           " (a ring buffer overflow or a damaged trace).");
   return out;
 }

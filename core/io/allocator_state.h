@@ -86,8 +86,8 @@ struct AllocatorState {
   int64_t largestInactive = 0;  ///< the largest inactive block
   /// External fragmentation, 1 - largest free block / free space (0 without free space).
   double fragmentation() const;
-  /// One sentence per kind of problem ("3 'alloc' events whose block was missing were
-  /// skipped (a ring buffer overflow or a damaged trace)."); empty when there was none.
+  /// One sentence per kind of problem ("'alloc' events whose block was not there: 3, skipped
+  /// (a ring buffer overflow or a damaged trace)."); empty when there was none.
   std::vector<std::string> notes() const;
 };
 

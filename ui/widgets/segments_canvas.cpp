@@ -22,6 +22,7 @@ const QColor kRounding(0xa9, 0xc4, 0xe0);
 const QColor kPending(0xe1, 0x57, 0x59);
 const QColor kFree(Qt::white);
 const QColor kOutline(0x33, 0x33, 0x33);
+const QColor kEdge(Qt::white);  ///< between neighbouring blocks
 constexpr int kBarHeight = 20;  ///< the bar; the label goes under it
 constexpr double kMinSegmentPx = 3;
 
@@ -149,12 +150,14 @@ void SegmentsCanvas::paintSegment(QPainter& p, int segment) const {
     const QRectF r = blockRect(b).intersected(bar);
     if (block.state != BlockState::ActiveAllocated) {
       p.fillRect(r, kPending);
+      if (r.width() >= 4) p.fillRect(QRectF(r.left(), r.top(), 1, r.height()), kEdge);
       continue;
     }
     const double used = std::min(block.requestedSize, block.size) * scale_;
     p.fillRect(r, kRounding);
     p.fillRect(QRectF(r.left(), r.top(), std::min(r.width(), std::max(1.0, used)), r.height()),
                kAllocated);
+    if (r.width() >= 4) p.fillRect(QRectF(r.left(), r.top(), 1, r.height()), kEdge);
   }
   QPen outline(kOutline);
   outline.setCosmetic(true);
