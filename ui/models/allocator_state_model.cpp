@@ -212,7 +212,12 @@ QString AllocatorStateModel::segmentText(int segment) const {
                s.expandable ? tr(" (expandable)") : QString())
           .arg(s.stream)
           .arg(sizeText(active), sizeText(s.size - active));
-  if (s.fromTrace) text += tr("\nknown from the trace only: its pool is inferred from its size");
+  if (s.fromTrace)
+    text += tr("\nknown from the trace only: its pool is inferred from its size");
+  else if (s.poolId[0] != 0 || s.poolId[1] != 0)
+    text += tr("\nprivate pool (%1, %2), as a CUDA graph or a MemPool has")
+                .arg(s.poolId[0])
+                .arg(s.poolId[1]);
   return text + '\n' + framesText(s.stack);
 }
 
