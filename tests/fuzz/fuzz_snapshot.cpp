@@ -2,14 +2,20 @@
 // pickle reader (core/io/pickle_reader.h) and converted (core/io/memory_snapshot.h). Every
 // failure must be a PickleError or a SnapshotError; anything else (a crash, a sanitizer report,
 // another exception) is a finding, and so is a snapshot that breaks the invariants checked here,
-// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does. Both the
-// tree reader (pickle::parse + toMemorySnapshot) and the streaming one (parseMemorySnapshot).
+// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does, or whose
+// allocator state at an event (core/io/allocator_history.h, the Memory view's segments panel)
+// does. Both the tree reader (pickle::parse + toMemorySnapshot) and the streaming one
+// (parseMemorySnapshot).
+#include "core/io/allocator_history.h"
 #include "core/io/memory_snapshot.h"
 #include "core/io/pickle_reader.h"
 #include "core/io/snapshot_timeline.h"
+#include "core/util/saturating.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace {
@@ -44,6 +50,51 @@ void checkTimelines(const matmulviz::snapshot::MemorySnapshot& s) {
           static_cast<size_t>(e.opId) >= t.opNames.size() ||
           e.allocationId >= static_cast<int64_t>(t.records.size()))
         __builtin_trap();
+    // The segments panel maps each timeline row to its trace event.
+    if (matmulviz::snapshot::timelineTraceEvents(s, d).size() != t.events.size()) __builtin_trap();
+  }
+}
+
+/// One allocator state: segments by address without overlap, each covered by its blocks in
+/// order, counters never negative.
+void checkState(const matmulviz::snapshot::AllocatorState& st) {
+  using matmulviz::snapshot::BlockState;
+  int64_t segmentEnd = -1;
+  for (const auto& seg : st.segments) {
+    if (seg.size < 0 || seg.address < segmentEnd) __builtin_trap();
+    segmentEnd = matmulviz::addSaturating(seg.address, seg.size);
+  }
+  int64_t blockEnd = -1;
+  uint32_t segment = 0;
+  for (const auto& b : st.blocks) {
+    if (b.segment >= st.segments.size() || b.segment < segment || b.size < 0 ||
+        b.state == BlockState::ActiveAwaitingFree)
+      __builtin_trap();
+    if (b.segment != segment) blockEnd = -1;
+    segment = b.segment;
+    const auto& seg = st.segments[b.segment];
+    if (b.address < seg.address || b.address < blockEnd) __builtin_trap();
+    blockEnd = matmulviz::addSaturating(b.address, b.size);
+  }
+  if (st.reservedBytes < 0 || st.activeBytes < st.allocatedBytes || st.allocatedBytes < 0 ||
+      st.inactiveBytes < 0 || st.fragmentation() < 0 || st.fragmentation() > 1)
+    __builtin_trap();
+}
+
+/// The allocator state at a few events of each device, from checkpoints (every 4 events) and
+/// from a full replay: the same, and well formed.
+void checkAllocatorStates(const std::shared_ptr<const matmulviz::snapshot::MemorySnapshot>& s) {
+  for (const size_t d : matmulviz::snapshot::devicesWithMemory(*s)) {
+    const matmulviz::snapshot::AllocatorHistory h(s, d, 4);
+    const int64_t n = h.eventCount();
+    for (const int64_t x : {int64_t(-1), n / 3, n / 2, n - 1}) {
+      const auto a = h.stateAfter(x);
+      const auto b = matmulviz::snapshot::stateAfter(*s, d, x);
+      checkState(a);
+      if (a.blocks.size() != b.blocks.size() || a.segments.size() != b.segments.size() ||
+          a.problems != b.problems || a.activeBytes != b.activeBytes)
+        __builtin_trap();
+    }
   }
 }
 
@@ -52,19 +103,22 @@ void checkTimelines(const matmulviz::snapshot::MemorySnapshot& s) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const matmulviz::pickle::Document doc = matmulviz::pickle::parse(std::span(data, size));
-    const matmulviz::snapshot::MemorySnapshot s = matmulviz::snapshot::toMemorySnapshot(doc);
-    check(s);
-    checkTimelines(s);
+    const auto s = std::make_shared<const matmulviz::snapshot::MemorySnapshot>(
+        matmulviz::snapshot::toMemorySnapshot(doc));
+    check(*s);
+    checkTimelines(*s);
+    checkAllocatorStates(s);
   } catch (const matmulviz::pickle::PickleError&) {
   } catch (const matmulviz::snapshot::SnapshotError&) {
   }
   // The streaming reader that files go through (trace entries taken while parsing, their
   // slots reused): the same invariants, and never another kind of failure.
   try {
-    const matmulviz::snapshot::MemorySnapshot s =
-        matmulviz::snapshot::parseMemorySnapshot(std::span(data, size));
-    check(s);
-    checkTimelines(s);
+    const auto s = std::make_shared<const matmulviz::snapshot::MemorySnapshot>(
+        matmulviz::snapshot::parseMemorySnapshot(std::span(data, size)));
+    check(*s);
+    checkTimelines(*s);
+    checkAllocatorStates(s);
   } catch (const matmulviz::pickle::PickleError&) {
     // A refused pickle, with a message: the expected outcome for most inputs.
   } catch (const matmulviz::snapshot::SnapshotError&) {

@@ -29,6 +29,23 @@ std::runtime_error problem(const QString& fileName, const QString& what) {
   return std::runtime_error(("'" + fileName + "': " + what).toStdString());
 }
 
+/// The allocator state at any event of each of the snapshot's devices (it keeps the snapshot),
+/// or the reason there is none.
+void allocatorHistories(snapshot::MemorySnapshot&& s, OpenedFile& out) {
+  if (out.eventCount > kAllocatorStateMaxEvents) {
+    out.allocatorNote =
+        QStringLiteral(
+            "The allocator state at each event is off for snapshots of more than "
+            "%L1 trace events (this one has %L2): their trace would stay in memory.")
+            .arg(qulonglong(kAllocatorStateMaxEvents))
+            .arg(qulonglong(out.eventCount));
+    return;
+  }
+  const auto shared = std::make_shared<const snapshot::MemorySnapshot>(std::move(s));
+  for (const size_t d : snapshot::devicesWithMemory(*shared))
+    out.allocatorHistories.append(std::make_shared<const snapshot::AllocatorHistory>(shared, d));
+}
+
 /// The snapshot's devices with memory, each as a timeline.
 std::shared_ptr<const std::vector<NamedTimeline>> snapshotTimelines(
     const snapshot::MemorySnapshot& s) {
@@ -158,13 +175,13 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
         };
       options.cancel = cancel;
       try {
-        const snapshot::MemorySnapshot s =
-            snapshot::readMemorySnapshot(path.toStdString(), options);
+        snapshot::MemorySnapshot s = snapshot::readMemorySnapshot(path.toStdString(), options);
         out.eventCount = s.eventCount();
         if (out.eventCount > storeAboveEvents)
           out.store = snapshotStore(s, progress, cancel, kParseShare);
         else
           out.timelines = snapshotTimelines(s);
+        allocatorHistories(std::move(s), out);
         if (progress) progress(1.0);
         out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
       } catch (const store::StoreError& e) {

@@ -6,6 +6,7 @@
 // A file that cannot be opened gives a message naming the file (its name, never its folder) and
 // the problem; nothing is half-loaded.
 
+#include "core/io/allocator_history.h"
 #include "core/partitioner/joint_graph.h"
 #include "core/report/other_reports.h"
 #include "core/report/python_report.h"
@@ -13,6 +14,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QVector>
 
 #include <atomic>
 #include <functional>
@@ -44,6 +46,11 @@ inline constexpr size_t kStoreAboveEvents = 1'000'000;
 /// BudgetGraph.
 FileKind detectFileKind(const QByteArray& head);
 
+/// Snapshots of up to this many trace events keep their trace in memory for the allocator state
+/// at any event (core/io/allocator_history.h: about 37 bytes an event plus checkpoints); above
+/// it the segments panel shows why it is off.
+inline constexpr size_t kAllocatorStateMaxEvents = 20'000'000;
+
 /// A memory timeline with the name the Memory view offers it under.
 struct NamedTimeline {
   QString name;  ///< a snapshot's device ("cuda:0"), a Python run's script ("train.py")
@@ -73,6 +80,11 @@ struct OpenedFile {
   std::optional<MultiheadReportFile> multihead;
   std::optional<BudgetReportFile> budget;
   std::optional<EinsumReportFile> einsum;
+  /// A snapshot's allocator state at any event, one per device of `timelines` or `store` (the
+  /// snapshot, trace included, shared by them); empty for other files and for a snapshot of
+  /// more than kAllocatorStateMaxEvents events, when `allocatorNote` says so.
+  QVector<std::shared_ptr<const snapshot::AllocatorHistory>> allocatorHistories;
+  QString allocatorNote;
   /// A graph file's joint graph (checked plannable) and its title.
   std::shared_ptr<const partitioner::JointGraph> budgetGraph;
   QString budgetTitle;

@@ -27,6 +27,17 @@ QString sizeText(int64_t bytes) {
   return QString::fromStdString(formatSize(bytes));
 }
 
+/// Puts the segments panel beside `table` (in the table's splitter), as PyTorch's viewer puts
+/// its events beside its segments.
+void placeBeside(QWidget* table, QWidget* panel) {
+  auto* split = qobject_cast<QSplitter*>(table->parentWidget());
+  if (!split || panel->parentWidget() == split) return;
+  split->addWidget(panel);
+  split->setSizes({2000, 3000});
+  if (auto* outer = qobject_cast<QSplitter*>(split->parentWidget()))
+    outer->setSizes({3000, 2200});  // the chart, and room for the panel's bars
+}
+
 }  // namespace
 
 MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
@@ -51,6 +62,8 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
          "by default when reserved is far above the allocated peak"));
   row->addWidget(scale_);
   layout->addLayout(row);
+  segments_ = new SegmentsPanel;
+  segments_->setMinimumWidth(320);
   model_ = new MemoryTimelineModel(this);
   chart_ = new MemoryTimelineChart;
   chart_->setObjectName("memoryChart");
@@ -65,7 +78,10 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setStretchLastSection(true);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(chart_);
-  split->addWidget(table_);
+  auto* bottom = new QSplitter(Qt::Horizontal);  // the table, and a snapshot's segments panel
+  bottom->addWidget(table_);
+  bottom->setChildrenCollapsible(false);
+  split->addWidget(bottom);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
@@ -85,6 +101,9 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   pages_->addWidget(summaryScroll);
   pages_->addWidget(makeStorePage());  // page 2
   layout->addWidget(pages_, 1);
+  placeBeside(table_, segments_);
+  segments_->linkTable(table_);
+  segments_->linkChart(chart_);
   connect(scale_, &QCheckBox::toggled, chart_, &MemoryTimelineChart::setScaleToAllocated);
   connect(chart_, &MemoryTimelineChart::scaleToAllocatedChanged, scale_, &QCheckBox::setChecked);
   connect(strategy_, &QComboBox::activated, this,
@@ -111,9 +130,15 @@ QWidget* MemoryView::makeStorePage() {
   connect(table, &QTableView::clicked, this, [this](const QModelIndex& index) {
     bigChart_->setVisibleRange(index.row() - 500.0, index.row() + 500.0);
   });
+  storedEventsTable_ = table;
+  segments_->linkTable(table);
+  segments_->linkChart(bigChart_);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(bigChart_);
-  split->addWidget(table);
+  auto* bottom = new QSplitter(Qt::Horizontal);
+  bottom->addWidget(table);
+  bottom->setChildrenCollapsible(false);
+  split->addWidget(bottom);
   split->setChildrenCollapsible(false);
   split->setSizes({3000, 1000});
   return split;
@@ -121,6 +146,7 @@ QWidget* MemoryView::makeStorePage() {
 
 void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
   store_.reset();
+  segments_->setHistories({});
   owner_ = report;
   report_ = std::move(report);
   sources_.clear();
@@ -137,6 +163,7 @@ void MemoryView::setTimelines(const QString& fileName, const QString& chooserLab
                               std::shared_ptr<const std::vector<NamedTimeline>> timelines,
                               const QString& note) {
   store_.reset();
+  segments_->setHistories({});
   owner_ = timelines;
   report_.reset();
   note_ = note;
@@ -207,6 +234,7 @@ void MemoryView::setStore(const QString& fileName,
   report_.reset();
   sources_.clear();
   model_->clear();
+  segments_->setHistories({});
   note_ = note;
   store_ = std::move(store);
   chooserLabel_->setText(tr("Device"));
@@ -237,6 +265,8 @@ bool MemoryView::showStoredDevice(const QString& name) {
     bigChart_->setStore(store_, d.id);
     storedEvents_->setStore(store_, d.id);
     pages_->setCurrentIndex(2);
+    placeBeside(storedEventsTable_, segments_);
+    segments_->showDevice(name, d.peakIndex);
     summary_->setText(tr("%1: %2 events; peak allocated %3 at event %4. %5 Drawn at level of "
                          "detail (each pixel the minimum to maximum of its events). Drag to "
                          "pan, wheel to zoom, hover for the event.")
@@ -254,6 +284,8 @@ bool MemoryView::showStrategy(const QString& name) {
     if (s.name != name) continue;
     model_->setTimeline(*s.timeline, name);
     pages_->setCurrentIndex(0);
+    placeBeside(table_, segments_);
+    segments_->showDevice(name, model_->peakEvent());
     // One peak, the model's, as the chart marks it; maxMem (the statement's peak) beside it
     // only when backward went higher.
     QString text = tr("%1: %2 events; peak allocated %3")
@@ -289,6 +321,17 @@ QString MemoryView::summaryText() const {
 void MemoryView::setPresentationMode(bool on) {
   chart_->setPresentationMode(on);
   bigChart_->setPresentationMode(on);
+  segments_->setPresentationMode(on);
+}
+
+void MemoryView::setAllocatorHistories(AllocatorHistories histories, const QString& unavailable) {
+  segments_->setHistories(std::move(histories), unavailable);
+  const QString name = strategy_->currentText();
+  int64_t peak = model_->peakEvent();
+  if (store_)
+    for (const store::DeviceInfo& d : store_->devices())
+      if (QString::fromStdString(d.name) == name) peak = d.peakIndex;
+  segments_->showDevice(name, peak);
 }
 
 }  // namespace matmulviz::ui

@@ -7,10 +7,13 @@
 // strategy's curMem, maxMem and what stays alive and why, from the report), or one device of an
 // opened PyTorch memory snapshot; a snapshot of millions of events is read from its store on
 // disk and drawn at level of detail (ui/charts/big_timeline_chart.h) above a table of its events
-// read as scrolled (ui/models/stored_events_model.h).
+// read as scrolled (ui/models/stored_events_model.h). Under a snapshot's timeline, the segments
+// panel (ui/widgets/segments_panel.h): the allocator's segments and blocks at the event
+// selected in the chart or the table, at the peak when the snapshot opens.
 
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
+#include "ui/widgets/segments_panel.h"
 
 #include <QVector>
 #include <QWidget>
@@ -49,6 +52,9 @@ class MemoryView : public QWidget {
   /// with the largest peak in the level-of-detail chart, above the table of its events.
   void setStore(const QString& fileName, std::shared_ptr<const store::TimelineStore> store,
                 const QString& note);
+  /// The allocator histories of the snapshot just shown (setTimelines, setStore), one per
+  /// device; `unavailable` says why there are none (the panel shows disabled with it).
+  void setAllocatorHistories(AllocatorHistories histories, const QString& unavailable = {});
   /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
   /// when there is none of that name.
   bool showStrategy(const QString& name);
@@ -62,6 +68,7 @@ class MemoryView : public QWidget {
   BigTimelineChart* bigChart() const { return bigChart_; }
   StoredEventsModel* storedEvents() const { return storedEvents_; }
   MemoryTimelineModel* model() const { return model_; }
+  SegmentsPanel* segments() const { return segments_; }
 
  private:
   /// One timeline the view can show; `timeline` lives as long as `owner_`.
@@ -92,6 +99,8 @@ class MemoryView : public QWidget {
   BigTimelineChart* bigChart_ = nullptr;
   StoredEventsModel* storedEvents_ = nullptr;
   QTableView* table_ = nullptr;
+  SegmentsPanel* segments_ = nullptr;
+  QTableView* storedEventsTable_ = nullptr;
 };
 
 }  // namespace matmulviz::ui
