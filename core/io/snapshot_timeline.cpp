@@ -1,5 +1,6 @@
 #include "core/io/snapshot_timeline.h"
 
+#include "core/io/snapshot_categories.h"
 #include "core/util/saturating.h"
 
 #include <algorithm>
@@ -35,7 +36,8 @@ class Builder {
   const MemorySnapshot& s_;
   MemoryTimeline t_;
   std::unordered_map<std::string, int32_t> opIndex_;
-  std::unordered_map<int64_t, size_t> live_;  // address -> index in t_.records
+  std::unordered_map<int64_t, size_t> live_;                // address -> index in t_.records
+  std::unordered_map<StackId, MemoryCategory> categories_;  // from the frames, once a stack
   MemoryCounters now_;
 };
 
@@ -71,6 +73,9 @@ int64_t Builder::allocate(int64_t addr, int64_t size, int64_t requested, StackId
   r.requestedBytes = requested;
   r.blockBytes = size;
   r.small = size <= (int64_t{1} << 20);
+  const auto [cat, added] = categories_.try_emplace(stack, MemoryCategory::Other);
+  if (added) cat->second = categoryOfStack(s_, stack);
+  r.category = cat->second;
   t_.records.push_back(r);
   live_[addr] = t_.records.size() - 1;
   now_.allocatedBytes = addSaturating(now_.allocatedBytes, size);
