@@ -9,6 +9,7 @@
 #include "core/report/python_run.h"
 #include "core/report/report_load.h"
 #include "ui/models/budget_explorer.h"
+#include "ui/models/snapshot_allocations.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -151,13 +152,14 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
         };
       options.cancel = cancel;
       try {
-        const snapshot::MemorySnapshot s =
-            snapshot::readMemorySnapshot(path.toStdString(), options);
+        snapshot::MemorySnapshot s = snapshot::readMemorySnapshot(path.toStdString(), options);
         out.eventCount = s.eventCount();
-        if (out.eventCount > storeAboveEvents)
+        if (out.eventCount > storeAboveEvents) {
           out.store = snapshotStore(s, progress, cancel, kParseShare);
-        else
+        } else {
           out.timelines = snapshotTimelines(s);
+          out.allocations = makeSnapshotAllocations(std::move(s));
+        }
         if (progress) progress(1.0);
         out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
       } catch (const store::StoreError& e) {

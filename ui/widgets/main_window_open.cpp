@@ -112,6 +112,7 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
         memoryView_->setStore(file.fileName, file.store, file.note);
       else
         memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
+      memoryView_->setSnapshotAllocations(file.allocations);  // none for a store
       status = tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.eventCount))
                    .arg(file.fileName);
       showView(View::Memory);
