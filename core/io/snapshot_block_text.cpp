@@ -102,7 +102,8 @@ std::string stackText(const MemorySnapshot& s, StackId stack, size_t maxLines) {
     size_t j = i + 1;
     while (j < frames.size() && frames[j] == frames[i]) ++j;
     if (shown(f)) {
-      lines.push_back(f.filename + ":" + std::to_string(f.line) + " " + f.name);
+      const bool noFile = f.filename.empty() || f.filename == "??";  // a C++ frame
+      lines.push_back(noFile ? f.name : f.filename + ":" + std::to_string(f.line) + " " + f.name);
       if (j - i == 2) lines.push_back(lines.back());
       if (j - i > 2) lines.push_back("<repeats " + std::to_string(j - i - 1) + " times>");
     }

@@ -2,7 +2,8 @@
 // What a block of a PyTorch memory snapshot is, in words, for hover texts: its address, size,
 // requested size, when it was allocated and freed, its category from the frames
 // (core/io/snapshot_categories.h) and its stack, innermost first, as PyTorch's viewer
-// (torch/utils/viz/MemoryViz.js, format_frames) lists it: "filename:line name" per frame,
+// (torch/utils/viz/MemoryViz.js, format_frames) lists it: "filename:line name" per frame (the name
+// alone for a C++ frame without a file, "??"),
 // without the interpreter's and the dispatcher's plumbing frames it omits, a frame repeated
 // in a row written once with "<repeats N times>". Qt-free.
 

@@ -17,6 +17,15 @@ bool isActive(BlockState s) {
   return s != BlockState::Inactive;
 }
 
+/// The innermost frame with a source file: a C++ frame without one ("??", the allocator's
+/// own malloc in stacks recorded with C++ frames) names no place in the program. The innermost
+/// frame when none has a file.
+uint32_t labelFrame(const MemorySnapshot& s, const std::vector<uint32_t>& frames) {
+  for (const uint32_t f : frames)
+    if (!s.frames[f].filename.empty() && s.frames[f].filename != "??") return f;
+  return frames.front();
+}
+
 class Builder {
  public:
   explicit Builder(const MemorySnapshot& s) : s_(s) {}
@@ -43,7 +52,7 @@ class Builder {
 
 int32_t Builder::op(StackId stack) {
   const auto& frames = s_.stacks[stack];
-  const std::string name = frames.empty() ? "(no frames)" : s_.frames[frames.front()].name;
+  const std::string name = frames.empty() ? "(no frames)" : s_.frames[labelFrame(s_, frames)].name;
   const auto [it, added] = opIndex_.try_emplace(name, static_cast<int32_t>(t_.opNames.size()));
   if (added) t_.opNames.push_back(name);
   return it->second;
@@ -56,7 +65,7 @@ std::string Builder::label(StackId stack, int64_t addr) const {
     std::snprintf(text, sizeof text, "block 0x%llx", static_cast<unsigned long long>(addr));
     return text;
   }
-  const Frame& f = s_.frames[frames.front()];
+  const Frame& f = s_.frames[labelFrame(s_, frames)];
   const size_t slash = f.filename.find_last_of('/');
   const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
   return file + ":" + std::to_string(f.line);

@@ -36,6 +36,7 @@ class TestSnapshotCategories : public QObject {
   void timelineUsesThem();
   void blockText();
   void timelineBlocksMatchRecords();
+  void cppFramesWithoutFile();
 };
 
 void TestSnapshotCategories::rules_data() {
@@ -187,6 +188,26 @@ void TestSnapshotCategories::timelineBlocksMatchRecords() {
   QCOMPARE(blocks[3].allocEvent, int64_t(3));
   QCOMPARE(blocks[3].freeEvent, int64_t(4));  // ended by the second alloc at 0x5000
   QCOMPARE(traceTimeUs(t, 2), 3.0);           // no times: the entry's index + 1
+}
+
+void TestSnapshotCategories::cppFramesWithoutFile() {
+  MemorySnapshot s =
+      withStack({"??|c10::cuda::CUDACachingAllocator::malloc(int)", "/home/u/model.py|forward"});
+  QCOMPARE(QString::fromStdString(stackText(s, 1)),
+           QStringLiteral("c10::cuda::CUDACachingAllocator::malloc(int)\n"
+                          "/home/u/model.py:7 forward\n"));
+  DeviceTrace t;
+  t.action = {TraceAction::Alloc};
+  t.addr = {0x100};
+  t.size = {512};
+  t.stream = {0};
+  t.timeUs = {-1};
+  t.stack = {1};
+  s.traces = {t};
+  // The timeline's label and op: the innermost frame with a file, not the allocator's malloc.
+  const MemoryTimeline tl = toMemoryTimeline(s, 0);
+  QCOMPARE(tl.records.at(0).label, std::string("model.py:7"));
+  QCOMPARE(tl.opNames.at(size_t(tl.records[0].opId)), std::string("forward"));
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotCategories)
