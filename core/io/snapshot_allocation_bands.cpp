@@ -126,11 +126,11 @@ bool Stacker::removeBand(uint32_t e) {
       AllocationBand& b = out_.bands[current_[j]];
       const int64_t off = b.offsets.back();
       b.steps.insert(b.steps.end(), {step_, step_ + 3});
-      b.offsets.insert(b.offsets.end(), {off, off - size(e)});
+      b.offsets.insert(b.offsets.end(), {off, std::max<int64_t>(0, subSaturating(off, size(e)))});
     }
     advance(3);
   }
-  total_ -= size(e);
+  total_ = std::max<int64_t>(0, subSaturating(total_, size(e)));  // 0 unless sums saturated
   return true;
 }
 
@@ -160,7 +160,7 @@ bool Stacker::run(size_t maxEntries, size_t maxPoints) {
     if (!drawn_[e]) {  // as the viewer: an alloc counts before its step, a free after it
       if (adds) summarised_ = addSaturating(summarised_, size(e));
       advance(1);
-      if (!adds) summarised_ -= size(e);
+      if (!adds) summarised_ = std::max<int64_t>(0, subSaturating(summarised_, size(e)));
     } else if (adds) {
       addBand(e);
       advance(1);
