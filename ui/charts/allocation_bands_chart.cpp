@@ -6,7 +6,9 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace matmulviz::ui {
 
@@ -20,12 +22,83 @@ QColor bandColor(uint32_t element, bool vivid) {
   return QColor::fromHslF(float(hue), vivid ? 0.85f : 0.55f, vivid ? 0.5f : 0.62f);
 }
 
-/// Every band as a filled polygon (bottom edge forward, top edge back), then the summary in
-/// grey; bands outside the visible steps are skipped.
+/// A band from vertex `first` to `last` (inclusive) in `color`, `outlined` in a darker line
+/// where it is more than 4 pixels tall (never the summary: it is often empty). Up to two vertices a
+/// pixel column: a polygon, bottom edge forward and top edge back (a band that never slid, four
+/// corners: a rectangle). More (a summary of a million steps): level of detail, one rectangle
+/// per pixel column from its lowest bottom to its highest top, clamped to the axis rect (a
+/// polygon of a million points, or one reaching far outside a zoomed view, takes Qt's
+/// rasterizer hundreds of milliseconds).
+template <typename Bottom, typename Top>
+void drawBand(QCPPainter* painter, const QCPAbstractPlottable& p, const std::vector<double>& steps,
+              size_t first, size_t last, Bottom bottom, Top top, const QColor& color,
+              bool outlined) {
+  const QCPAxis* x = p.keyAxis();
+  const QCPAxis* y = p.valueAxis();
+  const QRect area = x->axisRect()->rect();
+  if (double(last - first + 1) <= 2 * std::max(1, area.width())) {
+    QPolygonF poly;
+    for (size_t i = first; i <= last; ++i)
+      poly << QPointF(x->coordToPixel(steps[i]), y->coordToPixel(bottom(i)));
+    for (size_t i = last + 1; i-- > first;)
+      poly << QPointF(x->coordToPixel(steps[i]), y->coordToPixel(top(i)));
+    const QRectF box = poly.boundingRect();
+    const bool outline = outlined && box.height() > 4;  // where it shows beside the fill
+    if (poly.size() == 4 && poly[0].y() == poly[1].y() && poly[2].y() == poly[3].y()) {
+      painter->fillRect(box, color);
+      if (!outline) return;
+      painter->setBrush(Qt::NoBrush);
+    } else {
+      painter->setBrush(color);
+    }
+    painter->setPen(outline ? QPen(color.darker(125), 0) : QPen(Qt::NoPen));
+    painter->drawPolygon(poly);
+    return;
+  }
+  const double lowest = area.bottom() + 1.0, highest = area.top() - 1.0;
+  auto fill = [&](double column, double lo, double hi) {
+    const double y0 = std::clamp(y->coordToPixel(hi), highest, lowest);
+    const double y1 = std::clamp(y->coordToPixel(lo), highest, lowest);
+    if (y1 > y0) painter->fillRect(QRectF(column, y0, 1, y1 - y0), color);
+  };
+  // The key axis is linear: its pixel by one multiply, not coordToPixel a million times.
+  const double x0 = x->coordToPixel(0), perStep = x->coordToPixel(1) - x0;
+  double column = std::floor(x0 + perStep * steps[first]);
+  double lo = bottom(first), hi = top(first);
+  for (size_t i = first + 1; i <= last; ++i) {
+    const double c = std::floor(x0 + perStep * steps[i]);
+    if (c != column) {
+      fill(column, lo, hi);
+      column = c;
+      lo = bottom(i);
+      hi = top(i);
+    } else {
+      lo = std::min(lo, bottom(i));
+      hi = std::max(hi, top(i));
+    }
+  }
+  fill(column, lo, hi);
+}
+
+/// The vertices of `steps` that the visible range [lo, hi] needs: the last one at or before lo
+/// to the first one at or after hi.
+std::pair<size_t, size_t> visibleVertices(const std::vector<double>& steps, double lo, double hi) {
+  const size_t first = size_t(std::max<std::ptrdiff_t>(
+      0, std::upper_bound(steps.begin(), steps.end(), lo) - steps.begin() - 1));
+  const size_t last = std::min(
+      steps.size() - 1, size_t(std::lower_bound(steps.begin(), steps.end(), hi) - steps.begin()));
+  return {first, last};
+}
+
+/// The summary in grey, then every band on top of it (the summary lies above the bands; drawn
+/// first, its level of detail never paints over a band). Bands outside the visible steps are
+/// skipped; without antialiasing (thousands of polygons).
 class BandsPlottable : public QCPAbstractPlottable {
  public:
   BandsPlottable(QCPAxis* key, QCPAxis* value, const SnapshotAllocations::Device& d, bool vivid)
-      : QCPAbstractPlottable(key, value), d_(d), vivid_(vivid) {}
+      : QCPAbstractPlottable(key, value), d_(d), vivid_(vivid) {
+    setAntialiased(false);
+  }
 
   double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
   QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
@@ -39,30 +112,26 @@ class BandsPlottable : public QCPAbstractPlottable {
 
  protected:
   void draw(QCPPainter* painter) override {
+    applyDefaultAntialiasingHint(painter);
     const QCPRange visible = mKeyAxis->range();
     const snapshot::AllocationBands& b = d_.bands;
-    QPolygonF poly;
+    if (!b.summarySteps.empty()) {
+      const auto [first, last] = visibleVertices(b.summarySteps, visible.lower, visible.upper);
+      drawBand(
+          painter, *this, b.summarySteps, first, last,
+          [&](size_t i) { return b.summaryOffsets[i] / kMiB; },
+          [&](size_t i) { return (b.summaryOffsets[i] + b.summarySizes[i]) / kMiB; },
+          QColor(150, 150, 150), false);
+    }
     for (const snapshot::AllocationBand& band : b.bands) {
       if (band.steps.back() < visible.lower || band.steps.front() > visible.upper) continue;
       const double size = double(b.elements[band.element].size);
-      poly.clear();
-      for (size_t i = 0; i < band.steps.size(); ++i)
-        poly << coordsToPixels(band.steps[i], band.offsets[i] / kMiB);
-      for (size_t i = band.steps.size(); i-- > 0;)
-        poly << coordsToPixels(band.steps[i], (band.offsets[i] + size) / kMiB);
-      const QColor c = bandColor(band.element, vivid_);
-      painter->setPen(QPen(c.darker(125), 0));
-      painter->setBrush(c);
-      painter->drawPolygon(poly);
+      const auto [first, last] = visibleVertices(band.steps, visible.lower, visible.upper);
+      drawBand(
+          painter, *this, band.steps, first, last, [&](size_t i) { return band.offsets[i] / kMiB; },
+          [&](size_t i) { return (band.offsets[i] + size) / kMiB; },
+          bandColor(band.element, vivid_), true);
     }
-    poly.clear();
-    for (size_t i = 0; i < b.summarySteps.size(); ++i)
-      poly << coordsToPixels(b.summarySteps[i], b.summaryOffsets[i] / kMiB);
-    for (size_t i = b.summarySteps.size(); i-- > 0;)
-      poly << coordsToPixels(b.summarySteps[i], (b.summaryOffsets[i] + b.summarySizes[i]) / kMiB);
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(QColor(150, 150, 150));
-    painter->drawPolygon(poly);
   }
   void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
 
@@ -136,16 +205,19 @@ void AllocationBandsChart::setupAxes() {
   f.setBold(true);
   title->setFont(f);
   const int bands = bandCount(), all = allocationCount();
-  title->setText(
-      bands == 0 && all == 0
-          ? QStringLiteral("active memory by allocation (no snapshot open)")
-          : QStringLiteral("active memory of %1 by allocation: %2 of %3 allocations drawn one "
-                           "by one (the largest)%4")
-                .arg(name_)
-                .arg(bands)
-                .arg(all)
-                .arg(bands < all ? QStringLiteral(", the rest summarised in grey on top")
-                                 : QString()));
+  if (bands == 0 && all == 0)
+    title->setText(QStringLiteral("active memory by allocation (no snapshot open)"));
+  else if (bands == all)
+    title->setText(QStringLiteral("active memory of %1 by allocation: each of its %2 "
+                                  "allocations a band")
+                       .arg(name_)
+                       .arg(all));
+  else  // two lines: the wider one fits a 1280-pixel window
+    title->setText(QStringLiteral("active memory of %1 by allocation\nthe %2 largest of %3 "
+                                  "allocations a band each, the rest summarised in grey on top")
+                       .arg(name_)
+                       .arg(bands)
+                       .arg(all));
 }
 
 void AllocationBandsChart::markPeak() {
