@@ -3,6 +3,7 @@
 // snapshot and its hover names the block and its stack; the event table's rows show their
 // block's stack; categories come from the frames; a snapshot in a store offers category only and
 // says why; a report or a Python run hides the chooser.
+#include "tests/common/snapshot_generator.h"
 #include "ui/charts/allocation_bands_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
@@ -15,6 +16,7 @@
 #include <QHelpEvent>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QToolTip>
 #include <QtTest/QtTest>
 
@@ -43,6 +45,7 @@ class TestSnapshotAllocationsView : public QObject {
   void hoverShowsTheStack();
   void tableRowShowsTheStack();
   void categoriesFromFrames();
+  void moreThanTheCapSummarises();
   void storeOffersCategoryOnly();
   void otherTimelinesHideTheChooser();
 };
@@ -145,6 +148,32 @@ void TestSnapshotAllocationsView::categoriesFromFrames() {
   QCOMPARE(largest(MemoryCategory::SavedForBackward), 0);
   auto* stackBy = view.findChild<QComboBox*>("memoryStackBy");
   QVERIFY(stackBy->toolTip().contains("torch/optim/"));  // the rules, in the chooser's hover
+}
+
+// 20 000 allocations: the 15 000 largest drawn, the rest in the summary, drawn at level of
+// detail (its steps outnumber the pixel columns); its hover says what it is.
+void TestSnapshotAllocationsView::moreThanTheCapSummarises() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("cap.pickle");
+  testing::SnapshotGenerator::write(path.toStdString(), 40000, 300, 3);
+  const OpenedFile file = loadFile(path);
+  MemoryView view;
+  view.resize(1200, 800);
+  show(view, file);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  AllocationBandsChart* bands = view.bandsChart();
+  bands->replotNow();
+  QCOMPARE(bands->allocationCount(), 20000);
+  QCOMPARE(bands->bandCount(), 15000);
+  QVERIFY(bands->texts().join('\n').contains("the 15000 largest of 20000 allocations"));
+  const snapshot::AllocationBands& b = file.allocations->device("cuda:0")->bands;
+  const auto widest = std::max_element(b.summarySizes.begin(), b.summarySizes.end());
+  QVERIFY(*widest > 0);
+  const size_t i = size_t(widest - b.summarySizes.begin());
+  const QString text =
+      bands->textAt(b.summarySteps[i] + 0.5, double(b.summaryOffsets[i]) + double(*widest) / 2);
+  QVERIFY2(text.contains("too small to draw one by one"), qPrintable(text));
 }
 
 void TestSnapshotAllocationsView::storeOffersCategoryOnly() {
