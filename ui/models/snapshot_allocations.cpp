@@ -4,6 +4,8 @@
 #include "core/io/snapshot_timeline.h"
 #include "core/util/format_units.h"
 
+#include <algorithm>
+
 namespace matmulviz::ui {
 
 const SnapshotAllocations::Device* SnapshotAllocations::device(const QString& name) const {
