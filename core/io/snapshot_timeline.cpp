@@ -1,5 +1,6 @@
 #include "core/io/snapshot_timeline.h"
 
+#include "core/io/snapshot_categories.h"
 #include "core/util/saturating.h"
 
 #include <algorithm>
@@ -14,6 +15,15 @@ namespace {
 
 bool isActive(BlockState s) {
   return s != BlockState::Inactive;
+}
+
+/// The innermost frame with a source file: a C++ frame without one ("??", the allocator's
+/// own malloc in stacks recorded with C++ frames) names no place in the program. The innermost
+/// frame when none has a file.
+uint32_t labelFrame(const MemorySnapshot& s, const std::vector<uint32_t>& frames) {
+  for (const uint32_t f : frames)
+    if (!s.frames[f].filename.empty() && s.frames[f].filename != "??") return f;
+  return frames.front();
 }
 
 class Builder {
@@ -35,13 +45,14 @@ class Builder {
   const MemorySnapshot& s_;
   MemoryTimeline t_;
   std::unordered_map<std::string, int32_t> opIndex_;
-  std::unordered_map<int64_t, size_t> live_;  // address -> index in t_.records
+  std::unordered_map<int64_t, size_t> live_;                // address -> index in t_.records
+  std::unordered_map<StackId, MemoryCategory> categories_;  // from the frames, once a stack
   MemoryCounters now_;
 };
 
 int32_t Builder::op(StackId stack) {
   const auto& frames = s_.stacks[stack];
-  const std::string name = frames.empty() ? "(no frames)" : s_.frames[frames.front()].name;
+  const std::string name = frames.empty() ? "(no frames)" : s_.frames[labelFrame(s_, frames)].name;
   const auto [it, added] = opIndex_.try_emplace(name, static_cast<int32_t>(t_.opNames.size()));
   if (added) t_.opNames.push_back(name);
   return it->second;
@@ -54,7 +65,7 @@ std::string Builder::label(StackId stack, int64_t addr) const {
     std::snprintf(text, sizeof text, "block 0x%llx", static_cast<unsigned long long>(addr));
     return text;
   }
-  const Frame& f = s_.frames[frames.front()];
+  const Frame& f = s_.frames[labelFrame(s_, frames)];
   const size_t slash = f.filename.find_last_of('/');
   const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
   return file + ":" + std::to_string(f.line);
@@ -71,6 +82,9 @@ int64_t Builder::allocate(int64_t addr, int64_t size, int64_t requested, StackId
   r.requestedBytes = requested;
   r.blockBytes = size;
   r.small = size <= (int64_t{1} << 20);
+  const auto [cat, added] = categories_.try_emplace(stack, MemoryCategory::Other);
+  if (added) cat->second = categoryOfStack(s_, stack);
+  r.category = cat->second;
   t_.records.push_back(r);
   live_[addr] = t_.records.size() - 1;
   now_.allocatedBytes = addSaturating(now_.allocatedBytes, size);

@@ -14,7 +14,9 @@
 //    is one segment event at time 0; 'oom' is kept with the requested size; 'snapshot' is skipped.
 // Times are microseconds since the first event (time_us, PyTorch 2.2 and later); a trace without
 // times (2.0, 2.1) uses the event's index as its time. Each block's label is its innermost frame
-// ("train.py:42"), its op the frame's function, its category "other".
+// with a source file ("train.py:42"; C++ frames without one, "??", are passed over), its op
+// that frame's function, its category what its frames say
+// (core/io/snapshot_categories.h: gradients under autograd's backward, ...; else "other").
 
 #include "core/io/memory_snapshot.h"
 #include "core/report/strategies_report.h"

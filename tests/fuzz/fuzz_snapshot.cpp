@@ -2,13 +2,16 @@
 // pickle reader (core/io/pickle_reader.h) and converted (core/io/memory_snapshot.h). Every
 // failure must be a PickleError or a SnapshotError; anything else (a crash, a sanitizer report,
 // another exception) is a finding, and so is a snapshot that breaks the invariants checked here,
-// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does, or whose
-// allocator state at an event (core/io/allocator_history.h, the Memory view's segments panel)
-// does. Both the tree reader (pickle::parse + toMemorySnapshot) and the streaming one
-// (parseMemorySnapshot).
+// or whose timeline (core/io/snapshot_timeline.h, what the Memory view draws) does, or its
+// bands stacked by allocation and its blocks' hover texts (snapshot_allocation_bands.h,
+// snapshot_block_text.h), or whose allocator state at an event (core/io/allocator_history.h,
+// the Memory view's segments panel) does. Both the tree reader (pickle::parse +
+// toMemorySnapshot) and the streaming one (parseMemorySnapshot).
 #include "core/io/allocator_history.h"
 #include "core/io/memory_snapshot.h"
 #include "core/io/pickle_reader.h"
+#include "core/io/snapshot_allocation_bands.h"
+#include "core/io/snapshot_block_text.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/util/saturating.h"
 
@@ -40,6 +43,20 @@ void check(const matmulviz::snapshot::MemorySnapshot& s) {
   if (s.stacks.empty() || !s.stacks[0].empty()) __builtin_trap();
 }
 
+/// Bands stacked by allocation: totals never negative, vertices in order, elements listed.
+void checkBands(const matmulviz::snapshot::AllocationBands& b) {
+  for (const int64_t total : b.totalAtStep)
+    if (total < 0) __builtin_trap();
+  if (b.peakBytes < 0 || b.bands.size() > b.elements.size()) __builtin_trap();
+  for (const auto& band : b.bands) {
+    if (band.element >= b.elements.size() || band.steps.size() != band.offsets.size() ||
+        band.steps.size() < 2)
+      __builtin_trap();
+    for (size_t i = 1; i < band.steps.size(); ++i)
+      if (band.steps[i] < band.steps[i - 1]) __builtin_trap();
+  }
+}
+
 /// Each device's timeline, as the app's Memory view reads it: counters never negative, every
 /// event's op and block listed.
 void checkTimelines(const matmulviz::snapshot::MemorySnapshot& s) {
@@ -52,6 +69,11 @@ void checkTimelines(const matmulviz::snapshot::MemorySnapshot& s) {
         __builtin_trap();
     // The segments panel maps each timeline row to its trace event.
     if (matmulviz::snapshot::timelineTraceEvents(s, d).size() != t.events.size()) __builtin_trap();
+    const auto blocks = matmulviz::snapshot::timelineBlocks(s, d);
+    if (blocks.size() != t.records.size()) __builtin_trap();
+    for (size_t b = 0; b < blocks.size() && b < 16; ++b)
+      if (matmulviz::snapshot::describeBlock(s, d, blocks[b]).empty()) __builtin_trap();
+    checkBands(matmulviz::snapshot::allocationBands(s, d, 64, 4096));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "core/report/python_run.h"
 #include "core/report/report_load.h"
 #include "ui/models/budget_explorer.h"
+#include "ui/models/snapshot_allocations.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -31,7 +32,8 @@ std::runtime_error problem(const QString& fileName, const QString& what) {
 
 /// The allocator state at any event of each of the snapshot's devices (it keeps the snapshot),
 /// or the reason there is none.
-void allocatorHistories(snapshot::MemorySnapshot&& s, OpenedFile& out) {
+void allocatorHistories(const std::shared_ptr<const snapshot::MemorySnapshot>& shared,
+                        OpenedFile& out) {
   if (out.eventCount > kAllocatorStateMaxEvents) {
     out.allocatorNote =
         QStringLiteral(
@@ -41,7 +43,6 @@ void allocatorHistories(snapshot::MemorySnapshot&& s, OpenedFile& out) {
             .arg(qulonglong(out.eventCount));
     return;
   }
-  const auto shared = std::make_shared<const snapshot::MemorySnapshot>(std::move(s));
   for (const size_t d : snapshot::devicesWithMemory(*shared))
     out.allocatorHistories.append(std::make_shared<const snapshot::AllocatorHistory>(shared, d));
 }
@@ -177,11 +178,15 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       try {
         snapshot::MemorySnapshot s = snapshot::readMemorySnapshot(path.toStdString(), options);
         out.eventCount = s.eventCount();
-        if (out.eventCount > storeAboveEvents)
+        if (out.eventCount > storeAboveEvents) {
           out.store = snapshotStore(s, progress, cancel, kParseShare);
-        else
+        } else {
           out.timelines = snapshotTimelines(s);
-        allocatorHistories(std::move(s), out);
+        }
+        // One snapshot, shared by the allocator state and the allocations' hover texts.
+        const auto shared = std::make_shared<const snapshot::MemorySnapshot>(std::move(s));
+        allocatorHistories(shared, out);
+        if (!out.store) out.allocations = makeSnapshotAllocations(shared);
         if (progress) progress(1.0);
         out.note = QStringLiteral("Blocks alive before the recording started are at time 0.");
       } catch (const store::StoreError& e) {

@@ -28,6 +28,8 @@ class TimelineStore;
 
 namespace matmulviz::ui {
 
+struct SnapshotAllocations;
+
 enum class FileKind {
   Report,       ///< a JSON document with the matmulviz report envelope
   BudgetGraph,  ///< a report of kind "budget-graph": a traced joint graph for the Budget view
@@ -74,6 +76,9 @@ struct OpenedFile {
   /// in a temporary SQLite store (deleted when the last holder lets go), drawn at level of
   /// detail.
   std::shared_ptr<const store::TimelineStore> store;
+  /// With `timelines` of a snapshot (not with a store): the snapshot, its bands stacked by
+  /// allocation and its blocks' facts, for the Memory view's "stack by allocation" and hovers.
+  std::shared_ptr<const SnapshotAllocations> allocations;
   size_t eventCount = 0;  ///< events over all timelines
   /// Reports that hold no timeline (core/report/other_reports.h): a multi-head run's workload
   /// (rerun here), a budget sweep's script (traced again), an einsum run (summarised).

@@ -117,6 +117,7 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
       else
         memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
       memoryView_->setAllocatorHistories(file.allocatorHistories, file.allocatorNote);
+      memoryView_->setSnapshotAllocations(file.allocations);  // none for a store
       status = tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.eventCount))
                    .arg(file.fileName);
       showView(View::Memory);

@@ -3,6 +3,7 @@
 #include "core/io/timeline_store.h"
 #include "core/memory/caching_allocator.h"
 #include "core/util/format_units.h"
+#include "ui/charts/allocation_bands_chart.h"
 #include "ui/charts/big_timeline_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/memory_timeline_model.h"
@@ -60,24 +61,30 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   scale_->setToolTip(
       tr("Fit the value axis to allocated memory (reserved may go above it); on "
          "by default when reserved is far above the allocated peak"));
+  stackByLabel_ = new QLabel(tr("stack by"));
+  stackBy_ = new QComboBox;
+  stackBy_->setObjectName("memoryStackBy");
+  stackBy_->addItems({tr("category"), tr("allocation")});
+  row->addWidget(stackByLabel_);
+  row->addWidget(stackBy_);
   row->addWidget(scale_);
   layout->addLayout(row);
   segments_ = new SegmentsPanel;
   segments_->setMinimumWidth(320);
+  table_ = new QTableView;
   model_ = new MemoryTimelineModel(this);
   chart_ = new MemoryTimelineChart;
   chart_->setObjectName("memoryChart");
   chart_->setModel(model_);
   // Title, legend (two rows), axis and its title: below this the axis title is cut.
   chart_->setMinimumHeight(360);
-  table_ = new QTableView;
   table_->setObjectName("memoryEvents");
   table_->setModel(model_);
   table_->setAlternatingRowColors(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setStretchLastSection(true);
   auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(chart_);
+  split->addWidget(makeChartStack());
   auto* bottom = new QSplitter(Qt::Horizontal);  // the table, and a snapshot's segments panel
   bottom->addWidget(table_);
   bottom->setChildrenCollapsible(false);
@@ -145,6 +152,7 @@ QWidget* MemoryView::makeStorePage() {
 }
 
 void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
+  allocations_.reset();
   store_.reset();
   segments_->setHistories({});
   owner_ = report;
@@ -162,6 +170,7 @@ void MemoryView::setReport(std::shared_ptr<const StrategiesReport> report) {
 void MemoryView::setTimelines(const QString& fileName, const QString& chooserLabel,
                               std::shared_ptr<const std::vector<NamedTimeline>> timelines,
                               const QString& note) {
+  allocations_.reset();
   store_.reset();
   segments_->setHistories({});
   owner_ = timelines;
@@ -180,6 +189,7 @@ void MemoryView::setTimelines(const QString& fileName, const QString& chooserLab
 }
 
 void MemoryView::offer(const QString& chooserLabel, const QString& noTimeline) {
+  updateStackBy();
   chooserLabel_->setText(chooserLabel);
   strategy_->clear();
   pages_->setCurrentIndex(0);
@@ -230,6 +240,7 @@ void MemoryView::showReportSummary() {
 
 void MemoryView::setStore(const QString& fileName,
                           std::shared_ptr<const store::TimelineStore> store, const QString& note) {
+  allocations_.reset();
   owner_.reset();
   report_.reset();
   sources_.clear();
@@ -237,6 +248,7 @@ void MemoryView::setStore(const QString& fileName,
   segments_->setHistories({});
   note_ = note;
   store_ = std::move(store);
+  updateStackBy();
   chooserLabel_->setText(tr("Device"));
   strategy_->clear();
   scale_->setEnabled(false);
@@ -286,6 +298,7 @@ bool MemoryView::showStrategy(const QString& name) {
     pages_->setCurrentIndex(0);
     placeBeside(table_, segments_);
     segments_->showDevice(name, model_->peakEvent());
+    showStacking(name);
     // One peak, the model's, as the chart marks it; maxMem (the statement's peak) beside it
     // only when backward went higher.
     QString text = tr("%1: %2 events; peak allocated %3")
@@ -321,6 +334,7 @@ QString MemoryView::summaryText() const {
 void MemoryView::setPresentationMode(bool on) {
   chart_->setPresentationMode(on);
   bigChart_->setPresentationMode(on);
+  bandsChart_->setPresentationMode(on);
   segments_->setPresentationMode(on);
 }
 

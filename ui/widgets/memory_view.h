@@ -10,6 +10,10 @@
 // read as scrolled (ui/models/stored_events_model.h). Under a snapshot's timeline, the segments
 // panel (ui/widgets/segments_panel.h): the allocator's segments and blocks at the event
 // selected in the chart or the table, at the peak when the snapshot opens.
+// For a snapshot, "stack by" chooses between the category-stacked chart and the allocations
+// stacked as PyTorch's memory_viz draws them (ui/charts/allocation_bands_chart.h, the
+// default), and a row of the event table shows its block's stack on hover
+// (memory_view_snapshot.cpp); a snapshot held in a store offers category only.
 
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
@@ -28,10 +32,12 @@ class QTableView;
 
 namespace matmulviz::ui {
 
+class AllocationBandsChart;
 class BigTimelineChart;
 class MemoryTimelineChart;
 class MemoryTimelineModel;
 class StoredEventsModel;
+struct SnapshotAllocations;
 
 class MemoryView : public QWidget {
   Q_OBJECT
@@ -58,6 +64,9 @@ class MemoryView : public QWidget {
   /// Shows the timeline named `name` (a strategy of the report, or a snapshot's device); false
   /// when there is none of that name.
   bool showStrategy(const QString& name);
+  /// After setTimelines or setStore of a snapshot: its allocations (nullptr for a store, which
+  /// offers no stacking by allocation) enable "stack by", set to allocation.
+  void setSnapshotAllocations(std::shared_ptr<const SnapshotAllocations> allocations);
   void setPresentationMode(bool on);
   /// True when a timeline is shown (not the summary of a report without one).
   bool hasTimeline() const;
@@ -66,6 +75,7 @@ class MemoryView : public QWidget {
 
   MemoryTimelineChart* chart() const { return chart_; }
   BigTimelineChart* bigChart() const { return bigChart_; }
+  AllocationBandsChart* bandsChart() const { return bandsChart_; }
   StoredEventsModel* storedEvents() const { return storedEvents_; }
   MemoryTimelineModel* model() const { return model_; }
   SegmentsPanel* segments() const { return segments_; }
@@ -82,6 +92,10 @@ class MemoryView : public QWidget {
   void showReportSummary();
   bool showStoredDevice(const QString& name);
   QWidget* makeStorePage();
+  // memory_view_snapshot.cpp: "stack by" and the snapshot's hovers.
+  QWidget* makeChartStack();
+  void updateStackBy();
+  void showStacking(const QString& name);
 
   std::shared_ptr<const void> owner_;  ///< the report or the snapshot's devices
   std::shared_ptr<const StrategiesReport> report_;
@@ -101,6 +115,12 @@ class MemoryView : public QWidget {
   QTableView* table_ = nullptr;
   SegmentsPanel* segments_ = nullptr;
   QTableView* storedEventsTable_ = nullptr;
+  std::shared_ptr<const SnapshotAllocations> allocations_;
+  QLabel* stackByLabel_ = nullptr;
+  QComboBox* stackBy_ = nullptr;
+  QStackedWidget* chartStack_ = nullptr;
+  AllocationBandsChart* bandsChart_ = nullptr;
+  QObject* rowTips_ = nullptr;  ///< the event table's hover for a snapshot's blocks
 };
 
 }  // namespace matmulviz::ui
