@@ -16,6 +16,7 @@
 //   other               anything else (clones, staging copies, sums): the default
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace matmulviz {
@@ -47,6 +48,13 @@ constexpr std::string_view memoryCategoryName(MemoryCategory c) {
       return "other";
   }
   return "other";
+}
+
+/// The category named `name` (as memoryCategoryName spells it); nullopt for any other text.
+constexpr std::optional<MemoryCategory> memoryCategoryFromName(std::string_view name) {
+  for (int c = 0; c < kMemoryCategoryCount; ++c)
+    if (memoryCategoryName(MemoryCategory(c)) == name) return MemoryCategory(c);
+  return std::nullopt;
 }
 
 }  // namespace matmulviz

@@ -31,6 +31,7 @@ class Table {
       index_.push_back(static_cast<size_t>(it - columns.begin()));
     }
     width_ = columns.size();
+    columns_ = &columns;
     rows_ = &r.array(r.member(table, path, "rows"), path + ".rows");
   }
   size_t size() const { return rows_->size(); }
@@ -46,6 +47,16 @@ class Table {
   const nlohmann::json& at(const nlohmann::json& row, size_t column) const {
     return row[index_[column]];
   }
+  /// The value of the optional column `name` in `row` and its path; nullptr when the table has
+  /// no such column.
+  const nlohmann::json* optional(const nlohmann::json& row, size_t i, const char* name,
+                                 std::string& path) const {
+    const auto it = std::find(columns_->begin(), columns_->end(), name);
+    if (it == columns_->end()) return nullptr;
+    const size_t at = static_cast<size_t>(it - columns_->begin());
+    path = jsonPath(rowPath(i), at);
+    return &row[at];
+  }
   /// The position in a row of needed column `column`.
   size_t column(size_t column) const { return index_[column]; }
   std::string path(size_t i, size_t column) const { return jsonPath(rowPath(i), index_[column]); }
@@ -56,6 +67,7 @@ class Table {
   std::string path_;
   std::vector<size_t> index_;
   size_t width_ = 0;
+  const nlohmann::json* columns_ = nullptr;
   const nlohmann::json* rows_ = nullptr;
 };
 
@@ -204,6 +216,16 @@ void PythonReportReader::allocations(const nlohmann::json& j, PythonReport& out)
     if (!t.at(row, 6).is_null())
       a.frame = static_cast<int32_t>(index(t.at(row, 6), t.path(i, 6), out.frames.size()));
     a.alive = r_.boolean(t.at(row, 7), t.path(i, 7));
+    std::string path;
+    if (const nlohmann::json* c = t.optional(row, i, "category", path)) {
+      const std::string name = r_.string(*c, path);
+      const auto category = memoryCategoryFromName(name);
+      if (!category)
+        r_.fail(path, "is '" + name +
+                          "', not a memory category (inputs, gathered copy, outputs, saved for "
+                          "backward, gradients, other)");
+      a.category = *category;
+    }
     out.allocations.push_back(std::move(a));
   }
   std::sort(out.allocations.begin(), out.allocations.end(),

@@ -6,6 +6,7 @@
 // range); a refusal names the file and the key path ("'run.json': events.rows[3][2] is -5
 // (allowed: 0 to ...)"). Keys this reader does not know are skipped and listed.
 
+#include "core/memory/memory_category.h"
 #include "core/memory/memory_event.h"
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,10 @@ struct PythonAllocation {
   bool small = false;      ///< the small pool (<= 1 MiB blocks)
   int32_t frame = -1;      ///< index into PythonReport::frames; -1: no Python frame
   bool alive = false;      ///< still allocated when the recording ended
+  /// What it holds (column "category", optional: reports written before it have none, and
+  /// read as "other"): "gradients" for what autograd's backward allocated, "saved for
+  /// backward" for a block autograd saved that no Python variable held.
+  MemoryCategory category = MemoryCategory::Other;
 };
 
 /// Something besides a Python variable that keeps a block alive.

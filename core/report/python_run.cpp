@@ -38,6 +38,7 @@ PythonRun pythonRunFromReport(const PythonReport& report) {
     rec.blockBytes = a.blockBytes;
     rec.small = a.small;
     rec.alive = a.alive;
+    rec.category = a.category;
     recordOf[rec.id] = t.records.size();
     t.records.push_back(std::move(rec));
   }

@@ -55,8 +55,7 @@ const nlohmann::json& rowOf(const nlohmann::json& row, const std::string& path, 
 
 MemoryCategory parseCategory(const std::string& name, const std::string& path,
                              const JsonReader& r) {
-  for (int c = 0; c < kMemoryCategoryCount; ++c)
-    if (memoryCategoryName(MemoryCategory(c)) == name) return MemoryCategory(c);
+  if (const auto c = memoryCategoryFromName(name)) return *c;
   r.fail(path, "is '" + name +
                    "', not a memory category (inputs, gathered copy, outputs, saved "
                    "for backward, gradients, other)");

@@ -72,7 +72,9 @@ std::vector<std::optional<Tensor>> grad(const Tensor& output, const std::vector<
     if (output.numel() != 1)
       throw std::logic_error("grad can be implicitly created only for scalar outputs");
     OpScope op(output.device(), "ones_like");
-    g = empty(output.sizes(), output.dtype(), output.storage().devicePtr(), "grad_output (ones)");
+    // grad_output is gradient memory (core/memory/memory_category.h), as the engine's own.
+    g = empty(output.sizes(), output.dtype(), output.storage().devicePtr(), "grad_output (ones)")
+            .setCategory(MemoryCategory::Gradients);
     if (g.hasData()) copyInto(g, fromDoubles(output.sizes(), {1.0}, output.dtype()));
   }
   const TensorList grads = runGrad(output, g, inputs, retainGraph);

@@ -56,6 +56,23 @@ void Recorder::onHolder(int64_t id, const std::string& why, int delta) {
   holderLog_.push_back({device_->allocator().events().size(), id, it->second, delta});
 }
 
+std::unordered_set<int64_t> Recorder::savedByAutograd() const {
+  std::unordered_set<int64_t> out;
+  for (const HolderChange& c : holderLog_)
+    if (c.delta > 0) out.insert(c.id);
+  return out;
+}
+
+MemoryCategory Recorder::categoryOf(const AllocationRecord& r,
+                                    const std::unordered_set<int64_t>& saved,
+                                    const std::unordered_set<int64_t>& named) {
+  // The engine's category first: what autograd's backward allocated is "gradients".
+  if (r.category != MemoryCategory::Other) return r.category;
+  // As the strategies runner decides it: a block autograd saved and the caller does not hold.
+  if (saved.count(r.id) && !named.count(r.id)) return MemoryCategory::SavedForBackward;
+  return MemoryCategory::Other;
+}
+
 Json Recorder::holdersAt(size_t peakEvent, const std::vector<int64_t>& live) const {
   // Replayed up to the next event: a block saved right after the peak's allocation counts.
   std::map<int64_t, std::map<int32_t, int64_t>> held;
@@ -188,6 +205,10 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
                  {"kinds", std::move(kinds)},
                  {"rows", std::move(evs)}};
 
+  const std::unordered_set<int64_t> saved = savedByAutograd();
+  std::unordered_set<int64_t> named;  // blocks a Python variable held (extra's "variables")
+  if (j.contains("variables") && j["variables"].is_object())
+    for (const auto& [key, names] : j["variables"].items()) named.insert(std::stoll(key));
   std::vector<int64_t> sorted(ids.begin(), ids.end());
   std::sort(sorted.begin(), sorted.end());
   Json allocs = Json::array();
@@ -203,14 +224,16 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
       keptAlive[std::to_string(id)] = std::move(keptBy);
     }
     const auto f = frameOf_.find(id);
+    const MemoryCategory category = categoryOf(r, saved, named);
     allocs.push_back(Json::array({id, r.label, r.opId, r.requestedBytes, r.blockBytes,
                                   r.small ? "small" : "large",
-                                  f == frameOf_.end() ? Json(nullptr) : Json(f->second), r.alive}));
+                                  f == frameOf_.end() ? Json(nullptr) : Json(f->second), r.alive,
+                                  std::string(memoryCategoryName(category))}));
   }
-  j["allocations"] = {
-      {"columns",
-       {"id", "label", "op", "requested_bytes", "block_bytes", "pool", "frame", "alive"}},
-      {"rows", std::move(allocs)}};
+  j["allocations"] = {{"columns",
+                       {"id", "label", "op", "requested_bytes", "block_bytes", "pool", "frame",
+                        "alive", "category"}},
+                      {"rows", std::move(allocs)}};
   j["kept_alive_by"] = std::move(keptAlive);
   j["peak"] = peakJson(events, first);
   if (!j["peak"].is_null())

@@ -4,6 +4,7 @@
 // frame outside the matmulviz package), then a report file with the allocator's events, the
 // allocations, what keeps the live ones alive, and memory_stats(). Schema: docs/report-format.md.
 
+#include "core/memory/memory_category.h"
 #include "core/tensor/device.h"
 
 #include <pybind11/pybind11.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace matmulviz::python {
@@ -57,6 +59,14 @@ class Recorder {
     int32_t delta;
   };
   std::vector<HolderChange> holderLog_;
+  /// The blocks autograd saved at some time during the recording (a SavedTensor on them).
+  std::unordered_set<int64_t> savedByAutograd() const;
+  /// A block's category in the report: the engine's ("gradients" from autograd's backward),
+  /// else "saved for backward" for a block in `saved` that no Python variable held (`named`,
+  /// the ids of the report's "variables"), else "other".
+  static MemoryCategory categoryOf(const AllocationRecord& r,
+                                   const std::unordered_set<int64_t>& saved,
+                                   const std::unordered_set<int64_t>& named);
   std::vector<std::string> holderWhys_;
   std::unordered_map<std::string, int32_t> holderWhyIds_;
   void onHolder(int64_t id, const std::string& why, int delta);

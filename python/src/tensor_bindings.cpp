@@ -121,7 +121,9 @@ void backward(const Tensor& t, const std::optional<Tensor>& gradient, bool retai
     if (t.numel() != 1)
       throw std::logic_error("grad can be implicitly created only for scalar outputs");
     OpScope op(t.device(), "ones_like");
-    g = empty(t.sizes(), t.dtype(), t.storage().devicePtr(), "grad_output (ones)");
+    // grad_output is gradient memory (core/memory/memory_category.h), as the engine's own.
+    g = empty(t.sizes(), t.dtype(), t.storage().devicePtr(), "grad_output (ones)")
+            .setCategory(MemoryCategory::Gradients);
     if (g.hasData()) {
       const Tensor one = fromDoubles(t.sizes(), {1.0}, t.dtype());
       copyInto(g, one);

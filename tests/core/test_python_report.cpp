@@ -4,6 +4,7 @@
 // ReportLoadError naming the file and the key path.
 #include "core/report/json_reader.h"
 #include "core/report/python_report.h"
+#include "core/report/python_run.h"
 
 #include <QtTest>
 
@@ -156,6 +157,24 @@ class TestPythonReport : public QObject {
     if (text.empty()) text = j.dump();
     const QString got = problemOf(text);
     QVERIFY2(got.contains(problem), qPrintable("got: " + got));
+  }
+
+  void categoriesWhenWritten() {
+    nlohmann::json j = fixtureJson();  // written before the column: everything reads as other
+    QCOMPARE(parsePythonReport(j.dump(), "run.json").allocations[0].category,
+             MemoryCategory::Other);
+    j["allocations"]["columns"].push_back("category");
+    for (auto& row : j["allocations"]["rows"]) row.push_back("gradients");
+    j["allocations"]["rows"][0].back() = "saved for backward";
+    const PythonReport r = parsePythonReport(j.dump(), "run.json");
+    QCOMPARE(r.allocations[0].category, MemoryCategory::SavedForBackward);
+    QCOMPARE(r.allocations[1].category, MemoryCategory::Gradients);
+    const PythonRun run = pythonRunFromReport(r);  // the Memory view stacks by it
+    QCOMPARE(run.timeline.records[0].category, MemoryCategory::SavedForBackward);
+    j["allocations"]["rows"][1].back() = "weights";
+    const QString got = problemOf(j.dump());
+    QVERIFY2(got.contains("allocations.rows[1][8] is 'weights', not a memory category"),
+             qPrintable(got));
   }
 
   void unknownKeysAreListed() {
