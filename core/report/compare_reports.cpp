@@ -13,6 +13,7 @@ std::string quoted(const std::string& file) {
 
 /// Why `side` has no timeline, and what to rerun.
 std::string noTimelineNote(const CompareSide& side) {
+  if (!side.noTimelineNote.empty()) return side.noTimelineNote;
   if (side.report)
     return quoted(side.file) +
            " has no memory timeline: rerun it with `matmulviz-cli strategies ... --json " +

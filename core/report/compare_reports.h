@@ -28,6 +28,9 @@ struct CompareSide {
   std::string file;
   const StrategiesReport* report = nullptr;
   std::vector<std::pair<std::string, const MemoryTimeline*>> timelines;
+  /// Said when `timelines` is empty, instead of the default (which tells a strategies report to
+  /// rerun with --timeline): e.g. why an app's run kept no timeline.
+  std::string noTimelineNote;
 };
 
 /// The side of a loaded report: kind "strategies" gives its report and the timeline of each run

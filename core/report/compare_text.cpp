@@ -2,6 +2,7 @@
 
 #include "core/util/format_units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -9,14 +10,31 @@ namespace matmulviz {
 
 namespace {
 
-std::string row(const char* format, const std::string& name, const std::string& a,
-                const std::string& b, const std::string& d) {
-  char line[256];
-  std::snprintf(line, sizeof line, format, name.c_str(), a.c_str(), b.c_str(), d.c_str());
+/// One line of a timeline's table; the name column is `width` wide (longer names widen it).
+std::string row(int width, const std::string& name, const std::string& a, const std::string& b,
+                const std::string& d) {
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-*s %14s %14s %12s\n", width, name.c_str(), a.c_str(),
+                b.c_str(), d.c_str());
   return line;
 }
 
-constexpr const char* kRow = "  %-28s %12s %12s %12s\n";
+/// "c[q] (1 -> 2)": a label and its block counts.
+std::string withCounts(const AllocationsDiff& x) {
+  return x.label + " (" + std::to_string(x.countA) + " -> " + std::to_string(x.countB) + ")";
+}
+
+/// The name column's width: the longest name shown, at least 24, at most 60.
+int nameWidth(const TimelineComparison& d, size_t maxRows) {
+  size_t w = 24;
+  auto fit = [&](const std::string& s) { w = std::max(w, std::min<size_t>(60, s.size())); };
+  for (const BytesDiff& b : d.peakByCategory) fit(b.name);
+  for (size_t i = 0; i < d.peakByLabel.size() && (!maxRows || i < maxRows); ++i)
+    fit(d.peakByLabel[i].name);
+  for (size_t i = 0; i < d.allocationsByLabel.size() && (!maxRows || i < maxRows); ++i)
+    fit(withCounts(d.allocationsByLabel[i]));
+  return int(w);
+}
 
 std::string size(int64_t bytes) {
   return formatSize(bytes);
@@ -69,25 +87,25 @@ void writeLimited(std::ostream& os, const Rows& rows, size_t maxRows, Line line)
 
 void writeTimeline(std::ostream& os, const ComparedTimeline& t, size_t maxRows) {
   const TimelineComparison& d = t.difference;
+  const int w = nameWidth(d, maxRows);
   os << "\nmemory timeline: " << t.name << " (" << d.eventsA << " events in A, " << d.eventsB
-     << " in B; @N: the event)\n";
-  os << row(kRow, "", "A", "B", "B-A");
-  os << row(kRow, "peak allocated (maxMem)", peak(d.allocatedA), peak(d.allocatedB),
+     << " in B; the whole timeline, backward included when it ran; @N: the event)\n";
+  os << row(w, "", "A", "B", "B-A");
+  os << row(w, "peak allocated", peak(d.allocatedA), peak(d.allocatedB),
             formatSizeDifference(d.allocatedB.bytes - d.allocatedA.bytes));
-  os << row(kRow, "peak reserved", peak(d.reservedA), peak(d.reservedB),
+  os << row(w, "peak reserved", peak(d.reservedA), peak(d.reservedB),
             formatSizeDifference(d.reservedB.bytes - d.reservedA.bytes));
   os << "alive at the peak, by category:\n";
   for (const BytesDiff& b : d.peakByCategory)
-    os << row(kRow, b.name, size(b.a), size(b.b), formatSizeDifference(b.difference()));
+    os << row(w, b.name, size(b.a), size(b.b), formatSizeDifference(b.difference()));
   os << "alive at the peak, by label:\n";
-  writeLimited(os, d.peakByLabel, maxRows, [](const BytesDiff& b) {
-    return row(kRow, b.name, size(b.a), size(b.b), formatSizeDifference(b.difference()));
+  writeLimited(os, d.peakByLabel, maxRows, [w](const BytesDiff& b) {
+    return row(w, b.name, size(b.a), size(b.b), formatSizeDifference(b.difference()));
   });
   os << "allocated over the run, by label (blocks A -> B):\n";
-  writeLimited(os, d.allocationsByLabel, maxRows, [](const AllocationsDiff& x) {
-    const std::string name =
-        x.label + " (" + std::to_string(x.countA) + " -> " + std::to_string(x.countB) + ")";
-    return row(kRow, name, size(x.bytesA), size(x.bytesB), formatSizeDifference(x.difference()));
+  writeLimited(os, d.allocationsByLabel, maxRows, [w](const AllocationsDiff& x) {
+    return row(w, withCounts(x), size(x.bytesA), size(x.bytesB),
+               formatSizeDifference(x.difference()));
   });
 }
 

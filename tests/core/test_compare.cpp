@@ -238,7 +238,7 @@ class TestCompare : public QObject {
     writeCompareText(
         os, compareReports({"a.json", nullptr, {{"x", &ta}}}, {"b.json", nullptr, {{"x", &tb}}}));
     const std::string s = os.str();
-    QVERIFY2(s.find("peak allocated (maxMem)        5.5 KiB @3     7 KiB @5     +1.5 KiB") !=
+    QVERIFY2(s.find("peak allocated               5.5 KiB @3       7 KiB @5     +1.5 KiB") !=
                  std::string::npos,
              s.c_str());
     QVERIFY2(s.find("c[q] (1 -> 2)") != std::string::npos, s.c_str());
