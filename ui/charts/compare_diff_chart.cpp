@@ -73,7 +73,7 @@ void CompareDiffChart::rebuild() {
     }
   }
   extent = std::max(extent, 1e-3);
-  p->xAxis->setRange(-extent * 1.35, extent * 1.35);
+  p->xAxis->setRange(-extent * 1.6, extent * 1.6);  // room for the sizes beside the bars
   for (int i = 0; i < n; ++i) {
     const int64_t d = rows_[size_t(i)].difference();
     auto* label = new QCPItemText(p);

@@ -123,7 +123,7 @@ void CompareTimelineChart::rebuild() {
   title->setText(both ? QStringLiteral("memory of %1: A (%2) and B (%3) on one axis")
                             .arg(title_, nameA_, nameB_)
                       : QStringLiteral("memory comparison (choose two timelines)"));
-  double top = 0, last = 1;
+  double top = 0, last = 1, allocatedTop = 0;
   if (both) {
     addSide(*a_, QStringLiteral("A ") + nameA_, 0, true);
     addSide(*b_, QStringLiteral("B ") + nameB_, 5, false);
@@ -131,6 +131,15 @@ void CompareTimelineChart::rebuild() {
       last = std::max(last, double(m->eventCount() - 1));
       for (const auto* s : {&m->allocatedSeries(), &m->reservedSeries()})
         for (const qint64 v : *s) top = std::max(top, v / kMiB);
+      allocatedTop = std::max(allocatedTop, m->peakAllocatedBytes() / kMiB);
+    }
+    // As the Memory view's "scale to allocated": a reserved line far above both peaks would
+    // flatten them; the title says where it goes.
+    if (top > 4 * allocatedTop && allocatedTop > 0) {
+      title->setText(title->text() +
+                     QStringLiteral("\n(scaled to allocated: reserved reaches %1, above the chart)")
+                         .arg(QString::fromStdString(formatSize(qint64(top * kMiB)))));
+      top = allocatedTop;
     }
     p->xAxis->setRange(-0.5, last + 0.5);
     // The higher peak's label above its point, the lower's below: they never overlap.

@@ -10,11 +10,15 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace matmulviz::ui {
 namespace {
@@ -55,6 +59,9 @@ StrategiesView::StrategiesView(RunHistory* history, QWidget* parent)
   tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   connect(table_, &QAbstractItemModel::rowsInserted, tableView_, &QTableView::scrollToBottom);
+  tableView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  connect(tableView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { compare_->setEnabled(selectedRunIds().size() == 2); });
   explanation_ = new QTextBrowser;
   explanation_->setObjectName("strategiesExplanation");
   explanation_->setPlaceholderText(
@@ -90,6 +97,18 @@ QWidget* StrategiesView::buildToolbar() {
   row->addWidget(memoryMetric_);
   row->addStretch(1);
   row->addWidget(new QLabel(tr("Right-click a chart to export it or switch to a log scale.")));
+  compare_ = new QPushButton(tr("Compare runs"));
+  compare_->setObjectName("compareRuns");
+  compare_->setShortcut(QKeySequence(tr("Ctrl+D")));
+  compare_->setToolTip(
+      tr("Select rows of two runs in the table (Ctrl+click), then compare them "
+         "side by side (Ctrl+D)"));
+  compare_->setEnabled(false);
+  row->addWidget(compare_);
+  connect(compare_, &QPushButton::clicked, this, [this] {
+    const QVector<int> ids = selectedRunIds();
+    if (ids.size() == 2) emit compareRequested(ids[0], ids[1]);
+  });
   connect(layout_, &QComboBox::currentIndexChanged, this, [this](int i) {
     const auto l =
         i == 0 ? StrategiesChart::Layout::BarsLatest : StrategiesChart::Layout::LinesOverRuns;
@@ -105,6 +124,20 @@ QWidget* StrategiesView::buildToolbar() {
 
 void StrategiesView::setReport(std::shared_ptr<const StrategiesReport> report) {
   explanation_->setHtml(report ? explain(*report) : QString());
+}
+
+QVector<int> StrategiesView::selectedRunIds() const {
+  QVector<int> ids;
+  const RunHistory* h = table_->history();
+  if (!h) return ids;
+  for (const QModelIndex& index : tableView_->selectionModel()->selectedRows()) {
+    const auto ref = table_->rowRef(index.row());
+    if (ref.entry < 0 || ref.entry >= h->size()) continue;
+    const int id = h->entries()[ref.entry].id;
+    if (!ids.contains(id)) ids << id;
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 QString StrategiesView::explanation() const {
