@@ -79,9 +79,16 @@ void CompareDiffChart::rebuild() {
     auto* label = new QCPItemText(p);
     label->position->setAxes(p->xAxis, p->yAxis);
     label->position->setCoords(d / kMiB, n - i);
-    label->setPositionAlignment((d >= 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    // Beside the bar's end; inside it, in white, for a bar longer than half the largest (its
+    // size would not fit beside it in a narrow chart).
+    const bool inside = std::abs(d / kMiB) > 0.5 * extent;
+    label->setPositionAlignment(((d >= 0) != inside ? Qt::AlignLeft : Qt::AlignRight) |
+                                Qt::AlignVCenter);
     label->setPadding(QMargins(4, 0, 4, 0));
-    label->setColor(d > 0 ? kGrowth.darker(120) : d < 0 ? kShrink.darker(120) : Qt::darkGray);
+    label->setColor(inside  ? QColor(Qt::white)
+                    : d > 0 ? kGrowth.darker(120)
+                    : d < 0 ? kShrink.darker(120)
+                            : QColor(Qt::darkGray));
     QFont f = font();
     f.setPointSize(fontPointSize(9));
     label->setFont(f);

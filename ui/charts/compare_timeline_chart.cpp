@@ -16,10 +16,12 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kLogFloorMiB = 1.0 / 1024;
 
 /// `series` per column of events: each column's maximum at its first event (one point per event
-/// when there are no more events than columns), closed at the last event.
+/// when there are no more events than columns), each widened to its neighbours' (so a line that
+/// rises and falls every few events is drawn at its top, not as a comb), closed at the last event.
 void columnMaxima(const QVector<qint64>& series, int columns, bool log, QVector<double>& keys,
                   QVector<double>& values) {
   const qint64 n = series.size();
+  const bool aggregated = n > columns;
   columns = static_cast<int>(std::min<qint64>(n, columns));
   for (int c = 0; c < columns; ++c) {
     const qint64 begin = n * c / columns, end = n * (c + 1) / columns;
@@ -28,6 +30,10 @@ void columnMaxima(const QVector<qint64>& series, int columns, bool log, QVector<
     keys << double(begin);
     values << std::max(top / kMiB, log ? kLogFloorMiB : 0.0);
   }
+  const QVector<double> own = values;
+  for (int i = 0; aggregated && i < own.size(); ++i)
+    values[i] =
+        std::max({own[i], own[std::max(0, i - 1)], own[std::min(int(own.size()) - 1, i + 1)]});
   if (n > 0) keys << double(n - 1), values << values.back();
 }
 

@@ -34,6 +34,7 @@ QTableView* makeTable(QAbstractItemModel* source, int signRole, const char* name
   view->setAlternatingRowColors(true);
   view->setSelectionBehavior(QAbstractItemView::SelectRows);
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  view->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);  // the names
   view->verticalHeader()->hide();
   return view;
 }
