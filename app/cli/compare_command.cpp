@@ -116,11 +116,12 @@ Action addCompareCommand(CLI::App& app) {
       "reports): per strategy maxMem, curMem and time, and per memory timeline the peaks and the "
       "bytes alive at the peak by category and label, as A, B and B - A, largest difference "
       "first");
-  cmd->add_option("A B", o->files, "the two report files, A then B (differences are B - A)")
+  cmd->add_option("files", o->files,
+                  "the two report files, A then B (differences are B - A); a file that cannot "
+                  "be read exits 2 naming it")
       ->required()
       ->expected(2)
-      ->check(CLI::ExistingFile)
-      ->type_name("FILE");
+      ->type_name("A B");
   const TextOptions option{*cmd};
   option("--json", o->json,
          "write the comparison as JSON (a report of kind \"compare\") to PATH, or - for stdout "

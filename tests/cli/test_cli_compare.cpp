@@ -105,7 +105,7 @@ class TestCliCompare : public QObject {
     QTest::newRow("nothing to compare")
         << QStringList{"P", MATMULVIZ_REPORT_DIR "/python_small_run.json"}
         << "nothing to compare between 'p.json' and 'python_small_run.json'";
-    QTest::newRow("one file") << QStringList{"A"} << "A B";
+    QTest::newRow("one file") << QStringList{"A"} << "files: At least 2 required";
     QTest::newRow("bad format") << QStringList{"A", "B", "--out", "o", "--formats", "gif"}
                                 << "--formats: 'gif' is not a format";
     QTest::newRow("formats without out")

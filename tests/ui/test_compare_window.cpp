@@ -135,6 +135,12 @@ class TestCompareWindow : public QObject {
     QCOMPARE(m.data(m.index(rowNamed(m, "a"), CompareMemoryModel::Blocks)).toString(), "1 -> 1");
     cw->showPage(CompareWindow::Page::Strategies);
     QCOMPARE(cw->strategiesChart()->pointCount("A a.json"), 5);
+    QCOMPARE(cw->strategiesChart()->seriesNames(), (QStringList{"A a.json", "B b.json"}));
+    cw->strategiesChart()->setLogScale(true);
+    QCOMPARE(cw->strategiesChart()->pointCount("B b.json"), 5);
+    int differences = 0;  // one "B − A +..." above each pair
+    for (const QString& t : cw->strategiesChart()->texts()) differences += t.startsWith("B − A ");
+    QCOMPARE(differences, 5);
   }
   void twoRunsOfTheHistory() {
     MainWindow w(historyPath());

@@ -72,13 +72,10 @@ void CompareStrategiesChart::addLabel(double key, double y, const QString& text,
   label->setText(text);
 }
 
-void CompareStrategiesChart::rebuild() {
+void CompareStrategiesChart::setupAxes() {
   QCustomPlot* p = plot();
-  p->clearPlottables();
-  p->clearItems();
   addTitleAndLegendRows();
   p->legend->setVisible(true);
-  const bool time = metric_ == Metric::Time;
   const QString what = metric_ == Metric::MaxMem   ? QStringLiteral("maxMem (peak allocated)")
                        : metric_ == Metric::CurMem ? QStringLiteral("curMem (after the statement)")
                                                    : QStringLiteral("median time");
@@ -89,7 +86,8 @@ void CompareStrategiesChart::rebuild() {
   title->setFont(tf);
   title->setText(QStringLiteral("%1 per strategy: A (%2) beside B (%3), B − A above")
                      .arg(what, nameA_, nameB_));
-  p->yAxis->setLabel(time ? QStringLiteral("time (ms)") : QStringLiteral("memory (MiB)"));
+  p->yAxis->setLabel(metric_ == Metric::Time ? QStringLiteral("time (ms)")
+                                             : QStringLiteral("memory (MiB)"));
   p->xAxis->setLabel(QStringLiteral("strategy"));
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   const auto& rows = comparison_.strategies;
@@ -97,35 +95,54 @@ void CompareStrategiesChart::rebuild() {
     ticker->addTick(double(s + 1), QString::fromStdString(rows[s].strategy));
   p->xAxis->setTicker(ticker);
   p->xAxis->setRange(0.4, double(rows.size()) + 0.6);
+}
+
+double CompareStrategiesChart::addBars(int side) {
+  const bool time = metric_ == Metric::Time;
+  const auto& rows = comparison_.strategies;
+  auto* bars = new QCPBars(plot()->xAxis, plot()->yAxis);
+  bars->setName(side == 0 ? QStringLiteral("A ") + nameA_ : QStringLiteral("B ") + nameB_);
+  bars->setWidth(0.38);
+  const QColor c = seriesColor(side == 0 ? 0 : 5);
+  bars->setPen(QPen(c.darker(130), presentationMode() ? 2 : 1));
+  bars->setBrush(c);
+  if (logScale()) bars->setBaseValue(1e-300);
   double top = 0;
-  for (int side = 0; side < 2; ++side) {
-    auto* bars = new QCPBars(p->xAxis, p->yAxis);
-    bars->setName(side == 0 ? QStringLiteral("A ") + nameA_ : QStringLiteral("B ") + nameB_);
-    bars->setWidth(0.38);
-    const QColor c = seriesColor(side == 0 ? 0 : 5);
-    bars->setPen(QPen(c.darker(130), presentationMode() ? 2 : 1));
-    bars->setBrush(c);
-    for (size_t s = 0; s < rows.size(); ++s) {
-      const double v = value(rows[s], side == 1);
-      const double key = double(s + 1) + (side == 0 ? -0.2 : 0.2);
-      if (!std::isfinite(v)) {
-        const bool in = side == 0 ? rows[s].inA : rows[s].inB;
-        const bool ok = side == 0 ? rows[s].okA : rows[s].okB;
-        addLabel(key, 0,
-                 !in   ? QStringLiteral("absent")
-                 : !ok ? QStringLiteral("failed")
-                       : QStringLiteral("not measured"),
-                 Qt::darkGray, false);
-        continue;
-      }
-      bars->addData(key, v);
-      top = std::max(top, v);
-      addLabel(key, v,
-               time ? QString::fromStdString(formatSeconds(v / 1e3))
-                    : QString::fromStdString(formatSize(int64_t(v * kMiB))),
-               Qt::black, false);
+  for (size_t s = 0; s < rows.size(); ++s) {
+    double v = value(rows[s], side == 1);
+    if (logScale() && v <= 0) v = NAN;
+    const double key = double(s + 1) + (side == 0 ? -0.2 : 0.2);
+    if (!std::isfinite(v)) {
+      const bool in = side == 0 ? rows[s].inA : rows[s].inB;
+      const bool ok = side == 0 ? rows[s].okA : rows[s].okB;
+      addLabel(key, 0,
+               !in   ? QStringLiteral("absent")
+               : !ok ? QStringLiteral("failed")
+                     : QStringLiteral("not measured"),
+               Qt::darkGray, false);
+      continue;
     }
+    bars->addData(key, v);
+    top = std::max(top, v);
+    lowest_ = std::min(lowest_, v);
+    addLabel(key, v,
+             time ? QString::fromStdString(formatSeconds(v / 1e3))
+                  : QString::fromStdString(formatSize(int64_t(v * kMiB))),
+             Qt::black, false);
   }
+  return top;
+}
+
+void CompareStrategiesChart::rebuild() {
+  QCustomPlot* p = plot();
+  p->clearPlottables();
+  p->clearItems();
+  setupAxes();
+  lowest_ = 1e300;
+  const bool time = metric_ == Metric::Time;
+  const auto& rows = comparison_.strategies;
+  const double topA = addBars(0);  // A's bars first: the legend reads A, B
+  const double top = std::max(topA, addBars(1));
   const double step = std::max(top, 1e-3) * 0.09;
   for (size_t s = 0; s < rows.size(); ++s) {
     const double a = value(rows[s], false), b = value(rows[s], true);
@@ -134,13 +151,20 @@ void CompareStrategiesChart::rebuild() {
                               : QString::fromStdString(formatSizeDifference(
                                     metric_ == Metric::MaxMem ? rows[s].maxMemDifference()
                                                               : rows[s].curMemDifference()));
-    addLabel(double(s + 1), std::max(a, b) + step, QStringLiteral("B − A ") + diff,
+    const double y = logScale() ? std::max(a, b) * 1.8 : std::max(a, b) + step;
+    addLabel(double(s + 1), y, QStringLiteral("B − A ") + diff,
              b > a   ? kGrowth
              : b < a ? kShrink
                      : Qt::darkGray,
              true);
   }
-  p->yAxis->setRange(0, std::max(top, 1e-3) * 1.3);
+  if (logScale() && top > 0)  // times that span decades (a loop against a fused kernel)
+    p->yAxis->setRange(lowest_ / 3, top * 6);
+  else if (logScale())
+    p->yAxis->setRange(1e-3, 1);
+  else
+    p->yAxis->setRange(0, std::max(top, 1e-3) * 1.3);
+  setValueScale(p->yAxis, logScale());
   if (rows.empty()) showPlaceholder(QStringLiteral("Compare two strategies reports or two runs"));
   applyStyle();
   p->replot(QCustomPlot::rpQueuedReplot);

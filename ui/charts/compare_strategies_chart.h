@@ -30,10 +30,15 @@ class CompareStrategiesChart : public ChartView {
   /// The metric of one side in MiB or ms; NaN when not measured.
   double value(const StrategyDiff& d, bool b) const;
   void addLabel(double key, double y, const QString& text, const QColor& color, bool bold);
+  /// The title, axis labels and the strategies' ticks.
+  void setupAxes();
+  /// Side 0 (A) or 1 (B): its bars and their values; returns the highest bar.
+  double addBars(int side);
 
   StrategiesComparison comparison_;
   QString nameA_, nameB_;
   Metric metric_ = Metric::MaxMem;
+  double lowest_ = 1e300;  ///< the lowest bar drawn (for a log scale's range)
 };
 
 }  // namespace matmulviz::ui
