@@ -66,7 +66,7 @@ StrategiesView::StrategiesView(RunHistory* history, QWidget* parent)
   explanation_->setObjectName("strategiesExplanation");
   explanation_->setPlaceholderText(
       tr("Run the strategies (Ctrl+R): each one's memory is explained here, block by block."));
-  bottom->addWidget(tableView_);
+  bottom->addWidget(buildRunsPanel());
   bottom->addWidget(explanation_);
   bottom->setStretchFactor(0, 3);
   bottom->setStretchFactor(1, 2);
@@ -76,6 +76,33 @@ StrategiesView::StrategiesView(RunHistory* history, QWidget* parent)
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
+}
+
+QWidget* StrategiesView::buildRunsPanel() {
+  // Above the table it acts on (in the toolbar's row the window would not fit a 720p
+  // projector).
+  auto* runs = new QWidget;
+  auto* runsLayout = new QVBoxLayout(runs);
+  runsLayout->setContentsMargins(0, 0, 0, 0);
+  auto* compareRow = new QHBoxLayout;
+  compare_ = new QPushButton(tr("Compare runs"));
+  compare_->setObjectName("compareRuns");
+  compare_->setShortcut(QKeySequence(tr("Ctrl+D")));
+  compare_->setToolTip(
+      tr("Select rows of two runs in the table (Ctrl+click), then compare them "
+         "side by side (Ctrl+D)"));
+  compare_->setEnabled(false);
+  connect(compare_, &QPushButton::clicked, this, [this] {
+    const QVector<int> ids = selectedRunIds();
+    if (ids.size() == 2) emit compareRequested(ids[0], ids[1]);
+  });
+  compareRow->addWidget(compare_);
+  auto* hint = new QLabel(tr("the rows of two runs (Ctrl+click)"));
+  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  compareRow->addWidget(hint, 1);
+  runsLayout->addLayout(compareRow);
+  runsLayout->addWidget(tableView_, 1);
+  return runs;
 }
 
 QWidget* StrategiesView::buildToolbar() {
@@ -97,18 +124,6 @@ QWidget* StrategiesView::buildToolbar() {
   row->addWidget(memoryMetric_);
   row->addStretch(1);
   row->addWidget(new QLabel(tr("Right-click a chart to export it or switch to a log scale.")));
-  compare_ = new QPushButton(tr("Compare runs"));
-  compare_->setObjectName("compareRuns");
-  compare_->setShortcut(QKeySequence(tr("Ctrl+D")));
-  compare_->setToolTip(
-      tr("Select rows of two runs in the table (Ctrl+click), then compare them "
-         "side by side (Ctrl+D)"));
-  compare_->setEnabled(false);
-  row->addWidget(compare_);
-  connect(compare_, &QPushButton::clicked, this, [this] {
-    const QVector<int> ids = selectedRunIds();
-    if (ids.size() == 2) emit compareRequested(ids[0], ids[1]);
-  });
   connect(layout_, &QComboBox::currentIndexChanged, this, [this](int i) {
     const auto l =
         i == 0 ? StrategiesChart::Layout::BarsLatest : StrategiesChart::Layout::LinesOverRuns;

@@ -46,6 +46,8 @@ class StrategiesView : public QWidget {
 
  private:
   QWidget* buildToolbar();
+  /// The run table under a "Compare runs" button.
+  QWidget* buildRunsPanel();
   static QString explain(const StrategiesReport& report);
 
   RunHistory* history_;
