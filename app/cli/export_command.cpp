@@ -4,6 +4,7 @@
 #include "app/cli/bad_input_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/cuda_option.h"
+#include "app/cli/export_application.h"
 #include "app/cli/export_opened.h"
 #include "app/cli/output_files.h"
 #include "app/cli/run_for_cli.h"
@@ -26,9 +27,7 @@
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 
-#include <QApplication>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 
@@ -116,26 +115,6 @@ void writeTable(std::ostream& os, const StrategiesReport& report, const ui::RunE
                   formatSeconds(r.predictedS).c_str(), r.predictedBound.toUtf8().constData());
     os << line;
   }
-}
-
-/// A QApplication for rendering; the offscreen platform when there is no display and the user
-/// chose no platform. Without an XDG_RUNTIME_DIR folder (a headless session) it gets a private
-/// one as the XDG spec asks (owned by the user, mode 0700, removed at exit), so that Qt does not
-/// warn on every export.
-std::unique_ptr<QApplication> makeApplication() {
-  if (QCoreApplication::instance()) return nullptr;
-  const bool display =
-      qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
-  if (!display && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-  if (!QFileInfo(qEnvironmentVariable("XDG_RUNTIME_DIR")).isDir()) {  // unset or missing
-    static QTemporaryDir runtime(QDir::tempPath() + QStringLiteral("/matmulviz-runtime-XXXXXX"));
-    if (runtime.isValid()) qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
-  }
-  static int argc = 1;
-  static char arg0[] = "matmulviz-cli";
-  static char* argv[] = {arg0, nullptr};
-  return std::make_unique<QApplication>(argc, argv);
 }
 
 /// Writes the table, JSON, trace and CSV files; returns their paths. Throws std::runtime_error.

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
       {"ladder", addLadderCommand(app)},
       {"run", addRunCommand(app)},
       {"budget", addBudgetCommand(app)},
+      {"compare", addCompareCommand(app)},
 #ifdef MATMULVIZ_HAVE_EXPORT
       {"export", addExportCommand(app)},
 #endif

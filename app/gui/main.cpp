@@ -2,6 +2,8 @@
 // scripts/screenshot) the screenshot tour.
 #include "app/gui/platform_choice.h"
 #include "app/gui/screenshot_tour.h"
+#include "ui/widgets/compare_controller.h"
+#include "ui/widgets/compare_window.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/scenario_panel.h"
@@ -67,7 +69,12 @@ int main(int argc, char** argv) {
                                  "dir");
   const QCommandLineOption tour(
       "tour", "With --screenshots: 'program' takes only the Program view's.", "name");
-  cli.addOptions({present, preset, view, run, history, shots, tour});
+  const QCommandLineOption compare(
+      "compare",
+      "Compare the two FILEs side by side (reports, Python runs' reports or snapshots): "
+      "matmulviz --compare A.json B.json; with --view strategies, on the "
+      "comparison's Strategies page.");
+  cli.addOptions({present, preset, view, run, history, shots, tour, compare});
   cli.addPositionalArgument("files",
                             "Reports (matmulviz-cli ... --json, python3 -m matmulviz ... "
                             "--report), presets, PyTorch memory snapshots or Python scripts to "
@@ -75,6 +82,11 @@ int main(int argc, char** argv) {
                             "[FILE...]");
   cli.process(app);
 
+  if (cli.isSet(compare) && cli.positionalArguments().size() != 2) {
+    std::fprintf(stderr, "matmulviz: --compare: give two files, A and B (got %d)\n",
+                 int(cli.positionalArguments().size()));
+    return 2;
+  }
   using matmulviz::ui::MainWindow;
   MainWindow window(cli.value(history));
   if (const int status = applyPresetAndView(window, cli, preset, view, views)) return status;
@@ -89,7 +101,21 @@ int main(int argc, char** argv) {
   window.show();
   // Read on a worker thread once the window shows; a report opens on Strategies unless --view
   // chose a view, a snapshot on Memory.
-  if (!cli.positionalArguments().isEmpty())
+  if (cli.isSet(compare))
+    QTimer::singleShot(0, &window, [&window, &cli, &view, files = cli.positionalArguments()] {
+      // --view strategies or memory picks the Compare window's page.
+      const bool strategies = cli.value(view).toLower() == QLatin1String("strategies");
+      QObject::connect(
+          window.compareController(), &matmulviz::ui::CompareController::compared, &window,
+          [&window, strategies] {
+            if (strategies)
+              window.compareController()->compareWindow()->showPage(
+                  matmulviz::ui::CompareWindow::Page::Strategies);
+          },
+          Qt::SingleShotConnection);
+      window.compareController()->compareFiles(files[0], files[1]);
+    });
+  else if (!cli.positionalArguments().isEmpty())
     QTimer::singleShot(0, &window,
                        [&window, files = cli.positionalArguments()] { window.openFiles(files); });
   if (cli.isSet(present)) window.setClassroomMode(true);

@@ -4,6 +4,7 @@
 #include "ui/charts/chart_export.h"
 #include "ui/models/run_history.h"
 #include "ui/widgets/budget_view.h"
+#include "ui/widgets/compare_controller.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/first_start_layout.h"
 #include "ui/widgets/gradients_view.h"
@@ -107,6 +108,9 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
   layout->addWidget(tabs_, 1);
   setCentralWidget(central);
 
+  compare_ = new CompareController(history_, this);
+  connect(strategiesView_, &StrategiesView::compareRequested, compare_,
+          &CompareController::compareRuns);
   buildStatusBar();
   buildMenus();
   wireRunner();
@@ -157,6 +161,7 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   recentMenu_->setObjectName("recentFilesMenu");
   rebuildRecentMenu();
+  compare_->addMenuActions(file);
   file->addAction(tr("&Export all charts…"), QKeySequence(tr("Ctrl+E")), this,
                   &MainWindow::exportAll);
   file->addSeparator();
@@ -257,6 +262,7 @@ void MainWindow::onFinished(std::shared_ptr<const StrategiesReport> report,
   lastReport_ = report;
   history_->append(
       runEntryFromReport(*report, scenario.label(), costmodel::findGpuProfile("h100")));
+  compare_->remember(history_->entries().back().id, report);
   strategiesView_->setReport(report);
   memoryView_->setReport(report);
   bool gradients = false;

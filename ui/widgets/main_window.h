@@ -29,6 +29,7 @@ class QTabWidget;
 
 namespace matmulviz::ui {
 
+class CompareController;
 class FileLoader;
 class BudgetView;
 class GradientsView;
@@ -69,6 +70,8 @@ class MainWindow : public QMainWindow {
   RunController* runController() const { return runner_; }
   RunHistory* history() const { return history_; }
   FileLoader* fileLoader() const { return loader_; }
+  /// Compare Reports… (Ctrl+Shift+D), the Strategies view's Compare runs (Ctrl+D), --compare.
+  CompareController* compareController() const { return compare_; }
   /// The files opened last, most recent first (QSettings "recentFiles"; at most 8).
   QStringList recentFiles() const;
   /// The message of the last failed run ("" when the last run succeeded).
@@ -130,6 +133,7 @@ class MainWindow : public QMainWindow {
   RunController* runner_ = nullptr;
   RunHistory* history_ = nullptr;
   FileLoader* loader_ = nullptr;
+  CompareController* compare_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* statusText_ = nullptr;

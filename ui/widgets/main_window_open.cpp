@@ -3,6 +3,7 @@
 #include "ui/models/program_run.h"
 #include "ui/models/run_history.h"
 #include "ui/widgets/budget_view.h"
+#include "ui/widgets/compare_controller.h"
 #include "ui/widgets/file_loader.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/memory_view.h"
@@ -98,6 +99,7 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
       history_->append(
           runEntryFromReport(*file.report, file.fileName, costmodel::findGpuProfile("h100")));
       lastReport_ = file.report;
+      compare_->remember(history_->entries().back().id, file.report);
       strategiesView_->setReport(file.report);
       memoryView_->setReport(file.report);
       saveHistory();

@@ -10,11 +10,15 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace matmulviz::ui {
 namespace {
@@ -55,11 +59,14 @@ StrategiesView::StrategiesView(RunHistory* history, QWidget* parent)
   tableView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   tableView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   connect(table_, &QAbstractItemModel::rowsInserted, tableView_, &QTableView::scrollToBottom);
+  tableView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  connect(tableView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { compare_->setEnabled(selectedRunIds().size() == 2); });
   explanation_ = new QTextBrowser;
   explanation_->setObjectName("strategiesExplanation");
   explanation_->setPlaceholderText(
       tr("Run the strategies (Ctrl+R): each one's memory is explained here, block by block."));
-  bottom->addWidget(tableView_);
+  bottom->addWidget(buildRunsPanel());
   bottom->addWidget(explanation_);
   bottom->setStretchFactor(0, 3);
   bottom->setStretchFactor(1, 2);
@@ -69,6 +76,33 @@ StrategiesView::StrategiesView(RunHistory* history, QWidget* parent)
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
+}
+
+QWidget* StrategiesView::buildRunsPanel() {
+  // Above the table it acts on (in the toolbar's row the window would not fit a 720p
+  // projector).
+  auto* runs = new QWidget;
+  auto* runsLayout = new QVBoxLayout(runs);
+  runsLayout->setContentsMargins(0, 0, 0, 0);
+  auto* compareRow = new QHBoxLayout;
+  compare_ = new QPushButton(tr("Compare runs"));
+  compare_->setObjectName("compareRuns");
+  compare_->setShortcut(QKeySequence(tr("Ctrl+D")));
+  compare_->setToolTip(
+      tr("Select rows of two runs in the table (Ctrl+click), then compare them "
+         "side by side (Ctrl+D)"));
+  compare_->setEnabled(false);
+  connect(compare_, &QPushButton::clicked, this, [this] {
+    const QVector<int> ids = selectedRunIds();
+    if (ids.size() == 2) emit compareRequested(ids[0], ids[1]);
+  });
+  compareRow->addWidget(compare_);
+  auto* hint = new QLabel(tr("the rows of two runs (Ctrl+click)"));
+  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  compareRow->addWidget(hint, 1);
+  runsLayout->addLayout(compareRow);
+  runsLayout->addWidget(tableView_, 1);
+  return runs;
 }
 
 QWidget* StrategiesView::buildToolbar() {
@@ -105,6 +139,20 @@ QWidget* StrategiesView::buildToolbar() {
 
 void StrategiesView::setReport(std::shared_ptr<const StrategiesReport> report) {
   explanation_->setHtml(report ? explain(*report) : QString());
+}
+
+QVector<int> StrategiesView::selectedRunIds() const {
+  QVector<int> ids;
+  const RunHistory* h = table_->history();
+  if (!h) return ids;
+  for (const QModelIndex& index : tableView_->selectionModel()->selectedRows()) {
+    const auto ref = table_->rowRef(index.row());
+    if (ref.entry < 0 || ref.entry >= h->size()) continue;
+    const int id = h->entries()[ref.entry].id;
+    if (!ids.contains(id)) ids << id;
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 QString StrategiesView::explanation() const {

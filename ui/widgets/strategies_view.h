@@ -6,11 +6,13 @@
 
 #include "core/report/strategies_report.h"
 
+#include <QVector>
 #include <QWidget>
 
 #include <memory>
 
 class QComboBox;
+class QPushButton;
 class QTableView;
 class QTextBrowser;
 
@@ -34,9 +36,18 @@ class StrategiesView : public QWidget {
   StrategiesTableModel* tableModel() const { return table_; }
   /// The explanation panel's text (plain), for tests.
   QString explanation() const;
+  /// The ids (RunEntry::id) of the runs with a row selected in the table, in history order.
+  QVector<int> selectedRunIds() const;
+  QTableView* tableView() const { return tableView_; }
+
+ signals:
+  /// "Compare runs" (Ctrl+D) with the rows of exactly two runs selected: A is the earlier run.
+  void compareRequested(int runIdA, int runIdB);
 
  private:
   QWidget* buildToolbar();
+  /// The run table under a "Compare runs" button.
+  QWidget* buildRunsPanel();
   static QString explain(const StrategiesReport& report);
 
   RunHistory* history_;
@@ -47,6 +58,7 @@ class StrategiesView : public QWidget {
   QTextBrowser* explanation_ = nullptr;
   QComboBox* layout_ = nullptr;
   QComboBox* memoryMetric_ = nullptr;
+  QPushButton* compare_ = nullptr;
 };
 
 }  // namespace matmulviz::ui

@@ -1,0 +1,43 @@
+#pragma once
+// What the app's Compare window shows: two opened files (File > Compare Reports…, `matmulviz
+// --compare A B`) or two runs of the history (the Strategies view's "Compare runs"), their
+// comparison (core/report/compare_reports.h), and what the comparison points into (kept alive
+// here). Qt Core only; built on a worker thread for files.
+
+#include "core/report/compare_reports.h"
+#include "ui/models/open_file.h"
+#include "ui/models/run_history.h"
+
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace matmulviz::ui {
+
+struct ComparedFiles {
+  QString nameA, nameB;  ///< "r.json", "run #3 (small)"
+  std::shared_ptr<const StrategiesReport> reportA, reportB;
+  std::shared_ptr<const std::vector<NamedTimeline>> timelinesA, timelinesB;
+  ReportComparison comparison;
+};
+
+/// Compares two files read by loadFile (B - A): strategies reports, Python runs' reports,
+/// snapshots held in memory. Throws CompareError (named files, what to rerun) when nothing can
+/// be compared, or for a file that is neither (a preset, a script, a joint graph) or a snapshot
+/// kept on disk (OpenedFile::store).
+std::shared_ptr<const ComparedFiles> compareOpenedFiles(const OpenedFile& a, const OpenedFile& b);
+
+/// Compares two runs of the history. `reportA`/`reportB` are the runs' reports when the app still
+/// holds them (with their timelines); nullptr for a run of an earlier session, which is compared
+/// from its entry (maxMem, curMem, time) with a note that its timeline is not kept.
+std::shared_ptr<const ComparedFiles> compareRuns(const RunEntry& a,
+                                                 std::shared_ptr<const StrategiesReport> reportA,
+                                                 const RunEntry& b,
+                                                 std::shared_ptr<const StrategiesReport> reportB);
+
+/// A report with what a history entry keeps: each strategy's ok/error, median time, curMem and
+/// maxMem, the workload, device and requires_grad (no timelines, no tensors).
+StrategiesReport reportFromEntry(const RunEntry& e);
+
+}  // namespace matmulviz::ui
