@@ -6,6 +6,8 @@
 // snapshot too large for the replay shows it disabled with the reason. The panel's model runs
 // under QAbstractItemModelTester.
 
+#include "core/io/snapshot_allocation_bands.h"
+#include "ui/charts/allocation_bands_chart.h"
 #include "ui/charts/event_picker.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/allocator_state_model.h"
@@ -18,6 +20,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QLabel>
 #include <QSettings>
 #include <QSpinBox>
@@ -124,11 +127,30 @@ void TestSegmentsPanel::tableChartAndKeysChooseTheEvent() {
   spin->setValue(-1);
   QVERIFY(panel->model()->state().segments.empty());
   QVERIFY(panel->findChild<QLabel*>("segmentsEventText")->text().startsWith("before the first"));
-  // A click on the chart at event 100 (not a drag).
-  QWidget* plot = nullptr;
-  for (QWidget* c : w.memoryView()->chart()->findChildren<QWidget*>())
-    if (c->inherits("QCustomPlot")) plot = c;
-  QVERIFY(plot);
+  // A click on the bands (stacked by allocation, the snapshot's default): the trace event of
+  // that step.
+  auto plotOf = [](QWidget* chart) {
+    QWidget* plot = nullptr;
+    for (QWidget* c : chart->findChildren<QWidget*>())
+      if (c->inherits("QCustomPlot")) plot = c;
+    return plot;
+  };
+  QWidget* bands = plotOf(w.memoryView()->bandsChart());
+  QVERIFY(bands && bands->isVisible());
+  auto* bandsPicker = w.memoryView()->bandsChart()->findChild<EventPicker*>();
+  QVERIFY(bandsPicker);
+  const int mid = bands->width() / 2;
+  QTest::mouseClick(bands, Qt::LeftButton, {}, QPoint(mid, bands->height() / 2));
+  const auto* device = w.memoryView()->bandsChart()->device();
+  QVERIFY(device);
+  QCOMPARE(panel->traceEvent(),
+           snapshot::eventAtStep(device->bands, double(bandsPicker->eventAtPixel(mid))));
+  // A click on the category chart at event 100 (not a drag).
+  auto* stackBy = w.memoryView()->findChild<QComboBox*>("memoryStackBy");
+  stackBy->setCurrentIndex(0);
+  emit stackBy->activated(0);
+  QWidget* plot = plotOf(w.memoryView()->chart());
+  QVERIFY(plot && plot->isVisible());
   int px = -1;
   for (int x = 0; x < plot->width() && px < 0; ++x)
     if (picker->eventAtPixel(x) == 100) px = x;

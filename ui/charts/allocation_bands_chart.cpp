@@ -157,6 +157,10 @@ void AllocationBandsChart::setDevice(std::shared_ptr<const SnapshotAllocations> 
   rebuild();
 }
 
+const SnapshotAllocations::Device* AllocationBandsChart::device() const {
+  return allocations_ ? allocations_->device(name_) : nullptr;
+}
+
 QString AllocationBandsChart::chartName() const {
   return QStringLiteral("memory-allocations-") + QString(name_).replace(':', '-');
 }
@@ -183,7 +187,7 @@ QString AllocationBandsChart::csv() const {
                .arg(qulonglong(e.addr), 0, 16)
                .arg(e.size)
                .arg(QString::fromUtf8(
-                   memoryCategoryName(snapshot::categoryOfStack(allocations_->snapshot, e.stack))))
+                   memoryCategoryName(snapshot::categoryOfStack(*allocations_->snapshot, e.stack))))
                .arg(band.steps.front())
                .arg(band.steps.back());
   }

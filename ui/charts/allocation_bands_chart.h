@@ -8,12 +8,11 @@
 // category from the frames and its stack, innermost first. Drag pans, the wheel zooms.
 
 #include "ui/charts/chart_view.h"
+#include "ui/models/snapshot_allocations.h"
 
 #include <memory>
 
 namespace matmulviz::ui {
-
-struct SnapshotAllocations;
 
 class AllocationBandsChart : public ChartView {
   Q_OBJECT
@@ -31,6 +30,8 @@ class AllocationBandsChart : public ChartView {
   int allocationCount() const;
   /// The hover text at `step` (x) and `bytes` (y): a band's block, the summary, or empty.
   QString textAt(double step, double bytes) const;
+  /// The device shown; nullptr when none.
+  const SnapshotAllocations::Device* device() const;
   /// The widget position of (step, bytes), for tests that hover.
   QPoint positionOf(double step, double bytes) const;
 

@@ -3,9 +3,11 @@
 // stack. The rest of the view is memory_view.cpp.
 #include "core/io/snapshot_categories.h"
 #include "ui/charts/allocation_bands_chart.h"
+#include "ui/charts/event_picker.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/models/snapshot_allocations.h"
 #include "ui/widgets/memory_view.h"
+#include "ui/widgets/segments_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -67,6 +69,15 @@ QWidget* MemoryView::makeChartStack() {
   chartStack_->addWidget(chart_);
   chartStack_->addWidget(bandsChart_);
   rowTips_ = new RowTips(table_);
+  // A click on the bands (x: the steps of allocs and frees) shows the allocator state after
+  // that step's trace event in the segments panel (which marks the category chart, whose x is
+  // the event itself).
+  auto* picker = new EventPicker(bandsChart_);
+  connect(picker, &EventPicker::picked, this, [this](qint64 step) {
+    const SnapshotAllocations::Device* d =
+        allocations_ ? allocations_->device(strategy_->currentText()) : nullptr;
+    if (d) segments_->setTraceEvent(snapshot::eventAtStep(d->bands, double(step)));
+  });
   connect(stackBy_, &QComboBox::activated, this,
           [this] { showStacking(strategy_->currentText()); });
   updateStackBy();
