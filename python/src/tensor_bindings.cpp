@@ -29,6 +29,12 @@ int64_t wrapDim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
+/// Whether `o` is a matmulviz._C.dtype (the type looked up once, not on every Tensor.view).
+bool isDType(py::handle o) {
+  static const py::handle type = py::type::of<DType>();  // lives as long as the module
+  return PyObject_TypeCheck(o.ptr(), reinterpret_cast<PyTypeObject*>(type.ptr())) != 0;
+}
+
 /// t.detach(): a new tensor on the same storage, outside the graph.
 Tensor detach(const Tensor& t) {
   return makeView(t, t.sizes(), t.strides(), t.storageOffset());
@@ -241,8 +247,8 @@ void bindTensor(py::module_& m) {
       // ---- views ----
       .def("view",
            [](const Tensor& t, py::args args) {
-             if (args.size() == 1 &&
-                 py::isinstance(args[0], py::module_::import("matmulviz._C").attr("dtype")))
+             // x.view(-1) is the common call: an int is never a dtype, so skip the type check
+             if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && isDType(args[0]))
                throw NotSupported("Tensor.view(dtype)");
              return view(t, shapeFromArgs(args, "view"));
            })
