@@ -151,11 +151,7 @@ void bindTensor(py::module_& m) {
       .def_property_readonly("is_floating_point", [](DType d) { return isFloating(d); })
       .def_property_readonly("itemsize", [](DType d) { return elementSize(d); });
 
-  py::class_<Tensor> cls(m, "Tensor");
-  // Python's own errors name a type by tp_name ("unsupported operand type(s) for +: 'Tensor' and
-  // 'str'"); pybind11 sets it to "matmulviz._C.Tensor", PyTorch's is "Tensor". __name__,
-  // __qualname__ and __module__ are kept apart from it, so only those messages change.
-  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
+  TensorClass cls(makeTensorType(m));  // python/src/tensor_type.h
   cls.def_property_readonly("_sizes", [](const Tensor& t) { return toTuple(t.sizes()); })
       .def_property_readonly("dtype", &Tensor::dtype)
       .def_property_readonly("_device_name",
@@ -212,7 +208,9 @@ void bindTensor(py::module_& m) {
           })
       .def(
           "requires_grad_",
-          [](Tensor& t, py::handle requiresGrad) -> Tensor& {
+          [](const py::object& self, py::handle requiresGrad) -> py::object {
+            if (!isTensor(self.ptr())) throw py::type_error("requires_grad_() needs a Tensor");
+            Tensor& t = tensorOf(self.ptr());
             if (!PyBool_Check(requiresGrad.ptr()))
               throw py::type_error(
                   "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not " +
@@ -225,9 +223,10 @@ void bindTensor(py::module_& m) {
                   "use var_no_grad = var.detach().");
             if (on && !isFloating(t.dtype()))
               throw std::logic_error("only Tensors of floating point dtype can require gradients");
-            return t.setRequiresGrad(on);
+            t.setRequiresGrad(on);
+            return self;  // the same object, as in PyTorch
           },
-          py::arg("requires_grad") = py::bool_(true), py::return_value_policy::reference_internal)
+          py::arg("requires_grad") = py::bool_(true))
       .def_property_readonly("is_leaf", &Tensor::isLeaf)
       .def_property(
           "grad",
