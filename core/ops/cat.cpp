@@ -7,6 +7,7 @@
 #include "core/ops/pointwise.h"
 #include "core/ops/shape_rules.h"
 
+#include <cstring>
 #include <stdexcept>
 
 namespace matmulviz {
@@ -36,6 +37,31 @@ class CatBackward final : public Node {
   std::vector<int64_t> lengths_;
   std::vector<DType> dtypes_;
 };
+
+/// Copies the inputs into `out` when each is a dense row-major block of out's dtype in host
+/// memory: per input, one memcpy per index of the dims before `dim` (PyTorch's contiguous cat
+/// path), without a narrow() view per input. Returns false (nothing copied) otherwise.
+bool copyDense(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+  if (out.compute() || !out.isContiguous()) return false;
+  for (const Tensor& t : tensors)
+    if (t.compute() || t.dtype() != out.dtype() || !t.isContiguous()) return false;
+  const Shape& sizes = out.sizes();
+  int64_t outer = 1, inner = 1;  // elements before `dim`; after it, per unit of `dim`
+  for (int64_t d = 0; d < dim; ++d) outer *= sizes[d];
+  for (size_t d = static_cast<size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const int64_t es = out.elementSize(), outRow = sizes[dim] * inner * es;
+  char* dst = static_cast<char*>(out.dataPtr());
+  int64_t offset = 0;  // bytes into each row of out
+  for (const Tensor& t : tensors) {
+    const int64_t chunk = t.sizes()[dim] * inner * es;
+    const char* src = static_cast<const char*>(t.dataPtr());
+    if (chunk > 0)
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(dst + o * outRow + offset, src + o * chunk, static_cast<size_t>(chunk));
+    offset += chunk;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -77,7 +103,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   OpScope op(first.device(), "cat");
   Tensor out = empty(outSizes, dtype, first.storage().devicePtr(), "cat output");
-  if (out.hasData()) {
+  if (out.hasData() && !copyDense(out, tensors, dim)) {
     NoGradGuard noGrad;
     int64_t start = 0;
     for (const Tensor& t : tensors) {

@@ -21,25 +21,42 @@ MatLayout layoutOf(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStr
   return {true, cols == 1 ? std::max<int64_t>(1, rows) : colStride};
 }
 
-/// Copies matrix `batch` of a [B, r, c] half/bfloat16 tensor into a dense float buffer.
+/// A [B, rows, cols] operand (B = 1 for a 2-d one): sizes and strides read once.
+struct MatView {
+  int64_t batch = 1, rows = 0, cols = 0;
+  int64_t batchStride = 0, rowStride = 0, colStride = 0;
+};
+
+MatView matView(const Tensor& t) {
+  const Shape& sizes = t.sizes();
+  const Shape& strides = t.strides();
+  const size_t d = sizes.size();
+  MatView v;
+  if (d == 3) v.batch = sizes[0], v.batchStride = strides[0];
+  v.rows = sizes[d - 2], v.rowStride = strides[d - 2];
+  v.cols = sizes[d - 1], v.colStride = strides[d - 1];
+  return v;
+}
+
+/// Copies matrix `batch` of a half/bfloat16 operand into a dense float buffer.
 template <typename T>
-void toFloat(const Tensor& t, int64_t batch, std::vector<float>& dst) {
-  const int64_t r = t.size(1), c = t.size(2);
+void toFloat(const Tensor& t, const MatView& v, int64_t batch, std::vector<float>& dst) {
+  const int64_t r = v.rows, c = v.cols;
   dst.resize(static_cast<size_t>(r * c));
   const void* p = t.dataPtr();
-  const int64_t base = batch * t.stride(0);
+  const int64_t base = batch * v.batchStride;
   float* d = dst.data();
-  if (c == 1 || t.stride(2) == 1) {  // dense rows: one tight loop per row
+  if (c == 1 || v.colStride == 1) {  // dense rows: one tight loop per row
     const auto* src = static_cast<const typename T::Stored*>(p);
     for (int64_t i = 0; i < r; ++i) {
-      const auto* row = src + base + i * t.stride(1);
+      const auto* row = src + base + i * v.rowStride;
       for (int64_t j = 0; j < c; ++j) d[i * c + j] = T::load(row, j);
     }
     return;
   }
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < c; ++j)
-      d[i * c + j] = T::load(p, base + i * t.stride(1) + j * t.stride(2));
+      d[i * c + j] = T::load(p, base + i * v.rowStride + j * v.colStride);
 }
 
 }  // namespace
@@ -54,7 +71,8 @@ bool blasCompatible(int64_t rows, int64_t cols, int64_t rowStride, int64_t colSt
 
 void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!out.hasData() || !a.hasData() || !b.hasData()) return;
-  const int64_t B = a.size(0), n = a.size(1), m = a.size(2), p = b.size(2);
+  const MatView va = matView(a), vb = matView(b);
+  const int64_t B = va.batch, n = va.rows, m = va.cols, p = vb.cols;
   if (B == 0 || n == 0 || p == 0) return;
   if (ComputeBackend* be = out.compute()) {
     if (m == 0)
@@ -67,16 +85,16 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
     std::fill_n(static_cast<char*>(out.dataPtr()), out.nbytes(), 0);
     return;
   }
-  const MatLayout la = layoutOf(n, m, a.stride(1), a.stride(2));
-  const MatLayout lb = layoutOf(m, p, b.stride(1), b.stride(2));
+  const MatLayout la = layoutOf(n, m, va.rowStride, va.colStride);
+  const MatLayout lb = layoutOf(m, p, vb.rowStride, vb.colStride);
   switch (a.dtype()) {
     case DType::Float32: {
       const auto* pa = a.data<float>();
       const auto* pb = b.data<float>();
       auto* po = out.data<float>();
       for (int64_t i = 0; i < B; ++i)
-        blas::gemm(la.trans, lb.trans, n, p, m, 1.0f, pa + i * a.stride(0), la.ld,
-                   pb + i * b.stride(0), lb.ld, 0.0f, po + i * n * p, p);
+        blas::gemm(la.trans, lb.trans, n, p, m, 1.0f, pa + i * va.batchStride, la.ld,
+                   pb + i * vb.batchStride, lb.ld, 0.0f, po + i * n * p, p);
       return;
     }
     case DType::Float64: {
@@ -84,8 +102,8 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
       const auto* pb = b.data<double>();
       auto* po = out.data<double>();
       for (int64_t i = 0; i < B; ++i)
-        blas::gemm(la.trans, lb.trans, n, p, m, 1.0, pa + i * a.stride(0), la.ld,
-                   pb + i * b.stride(0), lb.ld, 0.0, po + i * n * p, p);
+        blas::gemm(la.trans, lb.trans, n, p, m, 1.0, pa + i * va.batchStride, la.ld,
+                   pb + i * vb.batchStride, lb.ld, 0.0, po + i * n * p, p);
       return;
     }
     case DType::Float16:
@@ -94,8 +112,8 @@ void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
       dispatchFloating(a.dtype(), [&](auto tag) {
         using T = decltype(tag);
         for (int64_t i = 0; i < B; ++i) {
-          toFloat<T>(a, i, fa);
-          toFloat<T>(b, i, fb);
+          toFloat<T>(a, va, i, fa);
+          toFloat<T>(b, vb, i, fb);
           blas::gemm(false, false, n, p, m, 1.0f, fa.data(), m, fb.data(), p, 0.0f, fo.data(), p);
           for (int64_t k = 0; k < n * p; ++k) T::store(out.dataPtr(), i * n * p + k, fo[k]);
         }

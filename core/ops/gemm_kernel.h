@@ -12,7 +12,9 @@ namespace matmulviz::detail {
 bool blasCompatible(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride);
 
 /// out: [B, n, p] contiguous; a: [B, n, m]; b: [B, m, p], any strides that pass
-/// blasCompatible (callers make operands contiguous otherwise). No-op on meta.
+/// blasCompatible (callers make operands contiguous otherwise). All three may also be 2-d
+/// ([n, p], [n, m], [m, p]: B = 1) on the host; a device with a compute backend gets 3-d
+/// operands only. No-op on meta.
 void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace matmulviz::detail

@@ -40,6 +40,20 @@ Tensor product3d(const Tensor& a, const Tensor& b, const char* op) {
   return out;
 }
 
+/// The product for [n, m] @ [m, p] into a new [n, p] tensor, the same allocation as product3d of
+/// the unsqueezed operands (PyTorch's mm allocates its [n, p] result once). Host and meta
+/// memory take the 2-d operands as they are; a device with a compute backend takes 3-d ones.
+Tensor product2d(const Tensor& a, const Tensor& b) {
+  const int64_t n = a.size(0), p = b.size(1);
+  if (a.compute())
+    return makeView(product3d(unsqueeze(a, 0), unsqueeze(b, 0), "mm"), {n, p}, {p, 1}, 0);
+  OpScope scope(a.device(), "mm");
+  Tensor out = empty({n, p}, a.dtype(), a.storage().devicePtr(), "mm output");
+  out.impl()->strides = {p, 1};  // as the view of product3d's [1, n, p] result (p == 0 too)
+  detail::batchedGemm(out, blasReady(a), blasReady(b));
+  return out;
+}
+
 class MatProductBackward final : public Node {
  public:
   MatProductBackward(bool batched, const Tensor& self, const Tensor& mat2, bool needSelf,
@@ -173,12 +187,11 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
                                 " and " + dims(mat2) + ")");
   checkSameDTypeAndDevice(self, mat2, "mm");
   countFlops("aten.mm", mmFlops(self.size(0), self.size(1), mat2.size(1)));
-  Tensor out3;
+  Tensor out;
   {
     NoGradGuard noGrad;
-    out3 = product3d(unsqueeze(self, 0), unsqueeze(mat2, 0), "mm");
+    out = product2d(self, mat2);
   }
-  Tensor out = makeView(out3, {self.size(0), mat2.size(1)}, {mat2.size(1), 1}, 0);
   return recordProduct(out, false, self, mat2);
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The parts of the extension module, each binding one area of PyTorch's API onto core/.
 
+#include "python/src/tensor_type.h"
+
 #include <pybind11/pybind11.h>
 
 namespace matmulviz::python {

@@ -18,7 +18,7 @@ namespace {
 /// a <op> other, other a Tensor or a Python bool, int or float (PyTorch's Scalar).
 Tensor compareWith(CompareOp op, const Tensor& a, const py::object& other) {
   PyObject* o = other.ptr();
-  if (py::isinstance<Tensor>(other)) return compare(op, a, other.cast<const Tensor&>());
+  if (isTensor(other.ptr())) return compare(op, a, tensorOf(o));
   if (PyBool_Check(o)) return compare(op, a, o == Py_True ? 1.0 : 0.0, ScalarKind::Bool);
   if (PyLong_Check(o))
     return compare(op, a, static_cast<double>(other.cast<int64_t>()), ScalarKind::Int);
@@ -33,7 +33,7 @@ Tensor compareWith(CompareOp op, const Tensor& a, const py::object& other) {
 /// a <op> other, other a Tensor or a Python bool or int.
 Tensor bitwiseWith(BitwiseOp op, const Tensor& a, const py::object& other, const char* name) {
   PyObject* o = other.ptr();
-  if (py::isinstance<Tensor>(other)) return bitwise(op, a, other.cast<const Tensor&>());
+  if (isTensor(other.ptr())) return bitwise(op, a, tensorOf(o));
   if (PyBool_Check(o)) return bitwise(op, a, o == Py_True ? 1 : 0, ScalarKind::Bool);
   if (PyLong_Check(o)) return bitwise(op, a, other.cast<int64_t>(), ScalarKind::Int);
   if (PyFloat_Check(o)) return bitwise(op, a, 0, ScalarKind::Float);  // throws PyTorch's error

@@ -4,6 +4,7 @@
 // NumPy arrays and back.
 
 #include "core/tensor/tensor.h"
+#include "python/src/tensor_type.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -31,12 +31,6 @@ struct AdvancedIndex {
 /// for every `a[i:i + 1, :, :]` of a Python loop).
 enum class Item { Int, Slice, None, Ellipsis, ScalarTensor, Tensor, Mask, List, Bool, Other };
 
-PyTypeObject* tensorType() {
-  static PyTypeObject* type =
-      reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());  // lives as long as _C
-  return type;
-}
-
 Item classify(py::handle item) {
   PyObject* o = item.ptr();
   if (PyBool_Check(o)) return Item::Bool;
@@ -44,8 +38,8 @@ Item classify(py::handle item) {
   if (PySlice_Check(o)) return Item::Slice;
   if (o == Py_None) return Item::None;
   if (o == Py_Ellipsis) return Item::Ellipsis;
-  if (PyObject_TypeCheck(o, tensorType())) {
-    const Tensor& t = item.cast<const Tensor&>();
+  if (isTensor(o)) {
+    const Tensor& t = tensorOf(o);
     if (t.dtype() == DType::Bool) return Item::Mask;
     return t.dim() == 0 && t.dtype() == DType::Int64 ? Item::ScalarTensor : Item::Tensor;
   }
@@ -68,7 +62,7 @@ int64_t specifiedDims(const std::vector<Item>& kinds, const py::tuple& items) {
   int64_t n = 0;
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] == Item::Mask)
-      n += items[i].cast<const Tensor&>().dim();
+      n += tensorOf(items[i].ptr()).dim();
     else if (kinds[i] != Item::None && kinds[i] != Item::Ellipsis)
       ++n;
   }
@@ -76,7 +70,7 @@ int64_t specifiedDims(const std::vector<Item>& kinds, const py::tuple& items) {
 }
 
 Tensor indexTensorOf(py::handle item) {
-  if (py::isinstance<Tensor>(item)) {
+  if (isTensor(item.ptr())) {
     Tensor t = item.cast<Tensor>();
     if (t.dtype() != DType::Int64)
       throw std::out_of_range("tensors used as indices must be long, byte or bool tensors");
@@ -111,7 +105,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         result = applySelect(result, dim, item.cast<int64_t>(), realDim++);
         break;
       case Item::ScalarTensor: {
-        const Tensor& t = item.cast<const Tensor&>();
+        const Tensor& t = tensorOf(item.ptr());
         if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
         result = applySelect(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()),
                              realDim++);
@@ -144,7 +138,7 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         ++realDim;
         break;
       case Item::Mask: {
-        const Tensor& mask = item.cast<const Tensor&>();
+        const Tensor& mask = tensorOf(item.ptr());
         if (mask.dim() == 0) throw NotSupported("indexing with a 0-dim bool tensor");
         adv.push_back({dim, mask});
         dim += mask.dim();
@@ -263,7 +257,7 @@ void assignItem(const Tensor& self, const py::object& index, const py::object& v
     throw std::logic_error(
         "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   Tensor source;
-  if (py::isinstance<Tensor>(value)) {
+  if (isTensor(value.ptr())) {
     source = value.cast<Tensor>();
   } else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) {
     source = fromDoubles({}, {value.cast<double>()}, target.dtype());
@@ -336,7 +330,7 @@ void setItem(const Tensor& self, const py::object& index, const py::object& valu
 }
 
 void bindIndexing(py::module_& m) {
-  py::class_<Tensor> cls = m.attr("Tensor");
+  TensorClass cls(m.attr("Tensor"));
   cls.def("__getitem__", &getItem);
   cls.def("__setitem__", &setItem);
 }

@@ -29,6 +29,12 @@ int64_t wrapDim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
+/// Whether `o` is a matmulviz._C.dtype (the type looked up once, not on every Tensor.view).
+bool isDType(py::handle o) {
+  static const py::handle type = py::type::of<DType>();  // lives as long as the module
+  return PyObject_TypeCheck(o.ptr(), reinterpret_cast<PyTypeObject*>(type.ptr())) != 0;
+}
+
 /// t.detach(): a new tensor on the same storage, outside the graph.
 Tensor detach(const Tensor& t) {
   return makeView(t, t.sizes(), t.strides(), t.storageOffset());
@@ -147,11 +153,7 @@ void bindTensor(py::module_& m) {
       .def_property_readonly("is_floating_point", [](DType d) { return isFloating(d); })
       .def_property_readonly("itemsize", [](DType d) { return elementSize(d); });
 
-  py::class_<Tensor> cls(m, "Tensor");
-  // Python's own errors name a type by tp_name ("unsupported operand type(s) for +: 'Tensor' and
-  // 'str'"); pybind11 sets it to "matmulviz._C.Tensor", PyTorch's is "Tensor". __name__,
-  // __qualname__ and __module__ are kept apart from it, so only those messages change.
-  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
+  TensorClass cls(makeTensorType(m));  // python/src/tensor_type.h
   cls.def_property_readonly("_sizes", [](const Tensor& t) { return toTuple(t.sizes()); })
       .def_property_readonly("dtype", &Tensor::dtype)
       .def_property_readonly("_device_name",
@@ -208,7 +210,9 @@ void bindTensor(py::module_& m) {
           })
       .def(
           "requires_grad_",
-          [](Tensor& t, py::handle requiresGrad) -> Tensor& {
+          [](const py::object& self, py::handle requiresGrad) -> py::object {
+            if (!isTensor(self.ptr())) throw py::type_error("requires_grad_() needs a Tensor");
+            Tensor& t = tensorOf(self.ptr());
             if (!PyBool_Check(requiresGrad.ptr()))
               throw py::type_error(
                   "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not " +
@@ -221,9 +225,10 @@ void bindTensor(py::module_& m) {
                   "use var_no_grad = var.detach().");
             if (on && !isFloating(t.dtype()))
               throw std::logic_error("only Tensors of floating point dtype can require gradients");
-            return t.setRequiresGrad(on);
+            t.setRequiresGrad(on);
+            return self;  // the same object, as in PyTorch
           },
-          py::arg("requires_grad") = py::bool_(true), py::return_value_policy::reference_internal)
+          py::arg("requires_grad") = py::bool_(true))
       .def_property_readonly("is_leaf", &Tensor::isLeaf)
       .def_property(
           "grad",
@@ -243,8 +248,8 @@ void bindTensor(py::module_& m) {
       // ---- views ----
       .def("view",
            [](const Tensor& t, py::args args) {
-             if (args.size() == 1 &&
-                 py::isinstance(args[0], py::module_::import("matmulviz._C").attr("dtype")))
+             // x.view(-1) is the common call: an int is never a dtype, so skip the type check
+             if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && isDType(args[0]))
                throw NotSupported("Tensor.view(dtype)");
              return view(t, shapeFromArgs(args, "view"));
            })
