@@ -203,11 +203,7 @@ void AllocationBandsChart::setupAxes() {
                      "it down over 3 steps, as PyTorch's memory_viz)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("active memory (MiB)"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement();
   const int bands = bandCount(), all = allocationCount();
   if (bands == 0 && all == 0)
     title->setText(QStringLiteral("active memory by allocation (no snapshot open)"));

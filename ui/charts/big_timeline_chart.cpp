@@ -69,11 +69,7 @@ void BigTimelineChart::setTitle() {
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
     p->plotLayout()->setRowStretchFactor(0, 0.01);
   }
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement();
   title->setText(store_ ? QStringLiteral("memory timeline of cuda:%1, %2 events: allocated "
                                          "(min to max per pixel), requested, reserved")
                               .arg(device_)

@@ -108,11 +108,7 @@ void BudgetFrontierChart::setupAxes() {
                          : QStringLiteral("activation memory saved for the backward (MiB)"));
   p->yAxis->setLabel(big ? QStringLiteral("recomputed (GFLOP)")
                          : QStringLiteral("extra backward work: recomputation (GFLOP)"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(10));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement(10);
   title->setText(big ? QStringLiteral("Pareto frontier (click a plan)")
                      : QStringLiteral("Pareto frontier: one point per distinct plan (click to "
                                       "choose)"));

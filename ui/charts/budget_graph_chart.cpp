@@ -171,11 +171,7 @@ void BudgetGraphChart::setupFrame() {
 void BudgetGraphChart::setTitle() {
   QCustomPlot* p = plot();
   if (p->plotLayout()->rowCount() < 2) return;
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(10));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement(10);
   const BudgetExplorer* e = model_ ? model_->explorer() : nullptr;
   title->setText(e && e->hasGraph()
                      ? QStringLiteral("forward graph at budget %1%2")

@@ -48,11 +48,7 @@ void BudgetTimelineChart::setupAxes() {
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(presentationMode() ? QStringLiteral("alive (MiB)")
                                         : QStringLiteral("values alive (MiB), inputs not counted"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(10));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement(10);
   title->setText(presentationMode()
                      ? QStringLiteral("memory, derived (not measured)")
                      : QStringLiteral("this plan's memory, derived from the graph (not measured)"));

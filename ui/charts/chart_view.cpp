@@ -302,4 +302,13 @@ bool ChartView::addTitleAndLegendRows() {
   return true;
 }
 
+QCPTextElement* ChartView::titleElement(int pointSize) {
+  auto* title = static_cast<QCPTextElement*>(plot()->plotLayout()->element(0, 0));
+  QFont f = font();
+  f.setPointSize(fontPointSize(pointSize));
+  f.setBold(true);
+  title->setFont(f);
+  return title;
+}
+
 }  // namespace matmulviz::ui

@@ -14,6 +14,7 @@ class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPAxis;
 class QCPBars;
+class QCPTextElement;
 class QMenu;
 
 namespace matmulviz::ui {
@@ -72,6 +73,9 @@ class ChartView : public QWidget {
   /// The first time: a title row (a QCPTextElement) above the plot and the legend in a row below
   /// it, filled columns first. Returns true when it added them (false when they were there).
   bool addTitleAndLegendRows();
+  /// The title row's element (addTitleAndLegendRows made it) with the title font set: bold, at
+  /// `pointSize` points in the current mode (fontPointSize).
+  QCPTextElement* titleElement(int pointSize = 11);
   /// Rebuilds every plottable from the chart's data and replots. Subclasses call it when their
   /// data, metric or layout changes; setLogScale and setPresentationMode call it too.
   virtual void rebuild() = 0;

@@ -41,11 +41,7 @@ void CompareDiffChart::rebuild() {
   p->clearItems();
   addTitleAndLegendRows();
   p->legend->setVisible(true);
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont tf = font();
-  tf.setPointSize(fontPointSize(11));
-  tf.setBold(true);
-  title->setFont(tf);
+  auto* title = titleElement();
   title->setText(title_.isEmpty() ? QStringLiteral("B − A")
                                   : QStringLiteral("B − A of %1, by %2").arg(title_, what_));
   // Horizontal bars: the key axis is the left one, largest |B - A| at the top.

@@ -79,11 +79,7 @@ void CompareStrategiesChart::setupAxes() {
   const QString what = metric_ == Metric::MaxMem   ? QStringLiteral("maxMem (peak allocated)")
                        : metric_ == Metric::CurMem ? QStringLiteral("curMem (after the statement)")
                                                    : QStringLiteral("median time");
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont tf = font();
-  tf.setPointSize(fontPointSize(11));
-  tf.setBold(true);
-  title->setFont(tf);
+  auto* title = titleElement();
   title->setText(QStringLiteral("%1 per strategy: A (%2) beside B (%3), B − A above")
                      .arg(what, nameA_, nameB_));
   p->yAxis->setLabel(metric_ == Metric::Time ? QStringLiteral("time (ms)")

@@ -120,11 +120,7 @@ void CompareTimelineChart::rebuild() {
   p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement();
   const bool both = a_ && b_;
   title->setText(both ? QStringLiteral("memory of %1: A (%2) and B (%3) on one axis")
                             .arg(title_, nameA_, nameB_)

@@ -58,12 +58,7 @@ void HeatmapChart::rebuild() {
     scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   }
   auto* scale = static_cast<QCPColorScale*>(p->plotLayout()->element(1, 1));
-  auto* titleElement = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  titleElement->setFont(f);
-  titleElement->setText(title());
+  titleElement()->setText(title());
   p->legend->setVisible(false);
   p->yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
   setIntegerTicks(p->xAxis);

@@ -76,11 +76,7 @@ void LadderChart::rebuild() {
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString()));
     p->plotLayout()->setRowStretchFactor(0, 0.01);
   }
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont tf = font();
-  tf.setPointSize(fontPointSize(11));
-  tf.setBold(true);
-  title->setFont(tf);
+  auto* title = titleElement();
   title->setText(title_);
   p->legend->setVisible(false);
   const int n = static_cast<int>(rungs_.size());

@@ -108,11 +108,7 @@ void MemoryTimelineChart::setupAxes() {
   p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement();
   title->setText(model_ && !model_->strategy().isEmpty()
                      ? QStringLiteral("memory timeline of %1: allocated by category, "
                                       "requested, reserved")

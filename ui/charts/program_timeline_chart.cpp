@@ -93,11 +93,7 @@ void ProgramTimelineChart::setupAxes() {
   p->xAxis->setLabel(QStringLiteral("allocator event (in order)"));
   setIntegerTicks(p->xAxis);
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(10));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement(10);
   QString text = run_ ? QStringLiteral("memory of the run: click a point to find its line")
                       : QStringLiteral("memory of the run (run the script to fill it)");
   if (run_ && line_ > 0) text += QStringLiteral("; line %1 in orange").arg(line_);

@@ -105,11 +105,7 @@ void StrategiesChart::rebuild() {
     rebuildLines();
   }
   setValueScale(y, logScale());
-  auto* title = static_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
-  QFont f = font();
-  f.setPointSize(fontPointSize(11));
-  f.setBold(true);
-  title->setFont(f);
+  auto* title = titleElement();
   // Two lines: the charts sit side by side in the Strategies view, each half as wide.
   title->setText(QStringLiteral("%1 per strategy\n%2%3")
                      .arg(metricLabel(metric_).section(QLatin1String(" ("), 0, 0),
