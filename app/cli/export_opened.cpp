@@ -6,6 +6,7 @@
 #include "core/io/timeline_store.h"
 #include "core/tensor/dtype.h"
 #include "core/util/format_units.h"
+#include "ui/charts/allocation_bands_chart.h"
 #include "ui/charts/big_timeline_chart.h"
 #include "ui/charts/budget_export.h"
 #include "ui/charts/chart_export.h"
@@ -124,6 +125,14 @@ bool writeTimelineCharts(const ui::OpenedFile& file, const OpenedExport& e, QStr
       summary += storeSummary(d);
     }
   } else if (file.timelines) {
+    // A snapshot's allocations stacked as PyTorch's memory_viz draws them (the Memory view's
+    // default for a snapshot), then its category chart.
+    if (file.allocations)
+      for (const ui::SnapshotAllocations::Device& d : file.allocations->devices) {
+        ui::AllocationBandsChart bands;
+        bands.setDevice(file.allocations, d.name);
+        if (!ui::writeChart(bands, dir, e.formats, kChartSize, written, error)) return false;
+      }
     for (const ui::NamedTimeline& t : *file.timelines) {
       ui::MemoryTimelineModel model;
       model.setTimeline(t.timeline, t.name);

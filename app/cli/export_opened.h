@@ -29,6 +29,8 @@ std::function<void(double)> snapshotProgress();
 
 /// Writes the charts of `file` (read from e.path by ui::loadFile) into `e.out`, printing each path
 /// on stdout:
+///   memory-allocations-<device>.<png|svg|pdf|csv> for each device of a snapshot held in memory
+///   (its allocations stacked as PyTorch's memory_viz draws them),
 ///   memory-timeline-<name>.<png|svg|pdf|csv> for each timeline (a Python run's script, a
 ///   snapshot's device, "cuda-0"; characters other than letters, digits, '.', '_' and '-' become
 ///   '-'), summary.txt (per timeline: events, peak allocated with its event and label, peak

@@ -326,6 +326,8 @@ void TestCliExport::drawsASnapshot() {
        "--out", out, "--formats", "png,csv"});
   QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
   QVERIFY(QFileInfo(out + "/memory-timeline-cuda-0.png").size() > 1000);  // "cuda:0", as a name
+  // Its allocations stacked as memory_viz draws them, as the Memory view shows a snapshot.
+  QVERIFY(QFileInfo(out + "/memory-allocations-cuda-0.png").size() > 1000);
   QFile csv(out + "/memory-timeline-cuda-0.csv");
   QVERIFY(csv.open(QIODevice::ReadOnly));
   QCOMPARE(QString::fromUtf8(csv.readAll()).count('\n'), 13);  // a header and its 12 events
@@ -400,6 +402,9 @@ void TestCliExport::refusesABadReport_data() {
   QTest::newRow("unknown kind")
       << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"ladder\"}")
       << QStringList{} << "'r.json': the file is a report of kind 'ladder'";
+  QTest::newRow("compare kind")
+      << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"compare\"}")
+      << QStringList{} << "'r.json': a comparison of two reports (matmulviz-cli compare --json)";
   QTest::newRow("einsum without its equation")
       << QByteArray("{\"format\": \"matmulviz-report\", \"version\": 1, \"kind\": \"einsum\"}")
       << QStringList{} << "'r.json': equation is missing";

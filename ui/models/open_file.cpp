@@ -145,6 +145,11 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
         PythonRun run = pythonRunFromReport(loaded);
         pythonTimeline(run, out);
         out.pythonReport = std::make_shared<const PythonReport>(std::move(loaded));
+      } else if (kind == "compare") {
+        throw problem(out.fileName,
+                      QStringLiteral("a comparison of two reports (matmulviz-cli compare --json) "
+                                     "holds only their difference: open the two reports with "
+                                     "File > Compare Reports (matmulviz --compare A B)"));
       } else {
         LoadedReport loaded = readReport(doc, name);
         ignored = std::move(loaded.ignored);
