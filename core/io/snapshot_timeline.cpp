@@ -17,15 +17,6 @@ bool isActive(BlockState s) {
   return s != BlockState::Inactive;
 }
 
-/// The innermost frame with a source file: a C++ frame without one ("??", the allocator's
-/// own malloc in stacks recorded with C++ frames) names no place in the program. The innermost
-/// frame when none has a file.
-uint32_t labelFrame(const MemorySnapshot& s, const std::vector<uint32_t>& frames) {
-  for (const uint32_t f : frames)
-    if (!s.frames[f].filename.empty() && s.frames[f].filename != "??") return f;
-  return frames.front();
-}
-
 class Builder {
  public:
   explicit Builder(const MemorySnapshot& s) : s_(s) {}
@@ -213,6 +204,12 @@ std::vector<size_t> devicesWithMemory(const MemorySnapshot& snapshot) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   if (out.size() > kMaxDevices) out.resize(kMaxDevices);
   return out;
+}
+
+uint32_t labelFrame(const MemorySnapshot& s, const std::vector<uint32_t>& frames) {
+  for (const uint32_t f : frames)
+    if (!s.frames[f].filename.empty() && s.frames[f].filename != "??") return f;
+  return frames.front();
 }
 
 }  // namespace matmulviz::snapshot

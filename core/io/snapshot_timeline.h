@@ -43,6 +43,12 @@ std::vector<InitialBlock> initialBlocks(const MemorySnapshot& snapshot, size_t d
 /// trace's net segment change, at least 0.
 int64_t reservedAtStart(const MemorySnapshot& snapshot, size_t device);
 
+/// The frame that names a block's place in the program (an index of snapshot.frames): the
+/// innermost of `frames` (a stack, innermost first; not empty) with a source file, since a C++
+/// frame without one ("??", the allocator's own malloc in stacks recorded with C++ frames) names
+/// none; the innermost when none has a file. What the timeline's labels use.
+uint32_t labelFrame(const MemorySnapshot& snapshot, const std::vector<uint32_t>& frames);
+
 /// The devices worth showing: those with trace events or segments, in index order, at most
 /// kMaxDevices of them (a process sees a few GPUs; the bound keeps a crafted file with a million
 /// one-segment devices from costing a million passes over its segments).

@@ -1,5 +1,7 @@
 #include "ui/models/allocator_state_model.h"
 
+#include "core/io/snapshot_timeline.h"
+
 #include "core/util/format_units.h"
 
 #include <QFileInfo>
@@ -158,7 +160,9 @@ QString AllocatorStateModel::frameText(snapshot::StackId stack) const {
   if (!history_ || stack >= history_->snapshot().stacks.size()) return {};
   const auto& frames = history_->snapshot().stacks[stack];
   if (frames.empty()) return {};
-  const snapshot::Frame& f = history_->snapshot().frames[frames.front()];
+  // As the timeline labels a block: the allocator's own "??" frames name no place.
+  const snapshot::Frame& f =
+      history_->snapshot().frames[snapshot::labelFrame(history_->snapshot(), frames)];
   return QStringLiteral("%1:%2 %3")
       .arg(QFileInfo(QString::fromStdString(f.filename)).fileName())
       .arg(f.line)
