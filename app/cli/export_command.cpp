@@ -183,12 +183,7 @@ int exportReport(const Options& o, const CLI::App& cmd) {
   QStringList written = writeReportFiles(report, history, *gpu, formats, dir);
   QString error;
   written += ui::exportStrategyCharts(history, report, dir.path(), formats, &error);
-  for (const QString& f : written) std::cout << f.toStdString() << "\n";
-  if (!error.isEmpty()) {
-    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
-    return 1;
-  }
-  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << o.out << "\n";
+  if (const int failed = finishExport(written, error, o.out); failed != 0) return failed;
   return report.anyFailed() ? 1 : 0;
 }
 
@@ -265,12 +260,7 @@ int run(const Options& given, const CLI::App& cmd) {
   else if (error.isEmpty() && o.budgetExample != "none")
     written += ui::exportBudgetCharts(QString::fromStdString(o.budgetExample), o.budget, dir.path(),
                                       formats, &error);
-  for (const QString& f : written) std::cout << f.toStdString() << "\n";
-  if (!error.isEmpty()) {
-    std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
-    return 1;
-  }
-  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << o.out << "\n";
+  if (const int failed = finishExport(written, error, o.out); failed != 0) return failed;
   return report.anyFailed() ? 1 : 0;
 }
 

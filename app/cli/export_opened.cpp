@@ -190,13 +190,16 @@ int exportOpenedFile(const OpenedExport& e, const ui::OpenedFile& file) {
                    "matmulviz-cli run SCRIPT --report FILE; a preset: export --preset NAME)\n";
       return 2;
   }
+  return finishExport(written, error, e.out.toStdString());
+}
+
+int finishExport(const QStringList& written, const QString& error, const std::string& dir) {
   for (const QString& f : written) std::cout << f.toStdString() << "\n";
   if (!error.isEmpty()) {
     std::cerr << "matmulviz-cli export: " << error.toStdString() << "\n";
     return 1;
   }
-  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << e.out.toStdString()
-            << "\n";
+  std::cerr << "[matmulviz] wrote " << written.size() << " files to " << dir << "\n";
   return 0;
 }
 

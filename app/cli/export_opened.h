@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <string>
 
 namespace matmulviz::ui {
 struct OpenedFile;
@@ -23,6 +24,11 @@ struct OpenedExport {
   QStringList formats;  ///< png, svg, pdf, csv, json (json: nothing for these kinds)
   double budget = 0.3;  ///< a joint graph's activation memory budget, in [0, 1]
 };
+
+/// The end of an export: each file of `written` on stdout, then `error` (when set) on stderr as
+/// "matmulviz-cli export: <error>" with 1 returned, else "[matmulviz] wrote N files to <dir>" on
+/// stderr and 0.
+int finishExport(const QStringList& written, const QString& error, const std::string& dir);
 
 /// A progress callback for ui::loadFile: "[matmulviz] reading 40%" on stderr at each tenth.
 std::function<void(double)> snapshotProgress();

@@ -59,17 +59,6 @@ class Query {
   sqlite3_stmt* s_ = nullptr;
 };
 
-void merge(Bucket& into, const Bucket& b) {
-  into.first = std::min(into.first, b.first);
-  into.last = std::max(into.last, b.last);
-  into.allocMin = std::min(into.allocMin, b.allocMin);
-  into.allocMax = std::max(into.allocMax, b.allocMax);
-  into.reqMin = std::min(into.reqMin, b.reqMin);
-  into.reqMax = std::max(into.reqMax, b.reqMax);
-  into.resMin = std::min(into.resMin, b.resMin);
-  into.resMax = std::max(into.resMax, b.resMax);
-}
-
 }  // namespace
 
 std::vector<StoredEvent> decodeEvents(const uint8_t* data, size_t bytes) {
@@ -196,7 +185,7 @@ std::vector<Bucket> TimelineStore::columns(int64_t device, double x0, double x1,
       out.push_back(b);
       column = c;
     } else {
-      merge(out.back(), b);
+      mergeBucket(out.back(), b);
     }
   };
   if (lod < 0) {
@@ -232,6 +221,21 @@ std::pair<std::string, std::string> TimelineStore::stack(uint32_t id) const {
   q.bind(1, int64_t(id));
   if (!q.step()) return {};
   return {q.text(0), q.text(1)};
+}
+
+void mergeBucket(Bucket& into, const Bucket& b) {
+  if (into.first > into.last) {
+    into = b;
+    return;
+  }
+  into.first = std::min(into.first, b.first);
+  into.last = std::max(into.last, b.last);
+  into.allocMin = std::min(into.allocMin, b.allocMin);
+  into.allocMax = std::max(into.allocMax, b.allocMax);
+  into.reqMin = std::min(into.reqMin, b.reqMin);
+  into.reqMax = std::max(into.reqMax, b.reqMax);
+  into.resMin = std::min(into.resMin, b.resMin);
+  into.resMax = std::max(into.resMax, b.resMax);
 }
 
 }  // namespace matmulviz::store

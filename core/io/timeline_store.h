@@ -55,6 +55,10 @@ struct Bucket {
   int64_t allocMin = 0, allocMax = 0, reqMin = 0, reqMax = 0, resMin = 0, resMax = 0;
 };
 
+/// Joins `b` to `into`: the union of their event ranges and the min and max of each counter.
+/// An empty `into` (first > last, as a level's open bucket starts) becomes `b`.
+void mergeBucket(Bucket& into, const Bucket& b);
+
 struct DeviceInfo {
   int64_t id = 0;
   std::string name;  ///< "cuda:0"

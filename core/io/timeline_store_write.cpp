@@ -20,20 +20,6 @@ void put(std::vector<uint8_t>& out, T v) {
   std::memcpy(out.data() + at, &v, sizeof v);
 }
 
-void merge(Bucket& into, const Bucket& b) {
-  if (into.first > into.last) {
-    into = b;
-    return;
-  }
-  into.last = b.last;
-  into.allocMin = std::min(into.allocMin, b.allocMin);
-  into.allocMax = std::max(into.allocMax, b.allocMax);
-  into.reqMin = std::min(into.reqMin, b.reqMin);
-  into.reqMax = std::max(into.reqMax, b.reqMax);
-  into.resMin = std::min(into.resMin, b.resMin);
-  into.resMax = std::max(into.resMax, b.resMax);
-}
-
 int64_t bucketEvents(size_t level) {
   int64_t n = kFinestBucket;
   for (size_t l = 0; l < level; ++l) n *= kLevelFactor;
@@ -127,8 +113,8 @@ void TimelineWriter::add(const StoredEvent& e) {
   device_.endUs = e.timeUs;
   if (buffer_.size() == kChunkEvents * kEventBytes) flushChunk();
   if (open_.empty()) open_.push_back({1, 0});
-  merge(open_[0],
-        {index, index, e.allocated, e.allocated, e.requested, e.requested, e.reserved, e.reserved});
+  mergeBucket(open_[0], {index, index, e.allocated, e.allocated, e.requested, e.requested,
+                         e.reserved, e.reserved});
   if (open_[0].last - open_[0].first + 1 == kFinestBucket) writeBucket(0, open_[0]);
 }
 
@@ -144,7 +130,7 @@ void TimelineWriter::writeBucket(size_t level, const Bucket& b) {
   const Bucket done = b;
   open_[level] = {1, 0};
   if (level + 1 == open_.size()) open_.push_back({1, 0});
-  merge(open_[level + 1], done);
+  mergeBucket(open_[level + 1], done);
   if (open_[level + 1].last - open_[level + 1].first + 1 == size * kLevelFactor)
     writeBucket(level + 1, open_[level + 1]);
 }

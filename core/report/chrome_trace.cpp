@@ -1,4 +1,5 @@
 #include "core/report/chrome_trace.h"
+#include "core/util/format_units.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,8 +10,6 @@
 namespace matmulviz {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 constexpr size_t kMaxCounterPoints = 20000;
 

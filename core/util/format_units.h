@@ -9,6 +9,9 @@
 
 namespace matmulviz {
 
+/// Bytes in a MiB (2^20), for charts whose axes are in MiB.
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
 /// Bytes in the largest binary unit that leaves a value of at least 1, with 3 significant digits
 /// and no trailing zeros: 512 -> "512 B", 3584 -> "3.5 KiB", 2464153 -> "2.35 MiB",
 /// 2248146944 -> "2.09 GiB", 100663296 -> "96 MiB". Units are 2^10 apart (KiB, MiB, GiB, TiB,

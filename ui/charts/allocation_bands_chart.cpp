@@ -14,8 +14,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 /// A colour per allocation: hues a golden angle apart, so that neighbours differ.
 QColor bandColor(uint32_t element, bool vivid) {
   const double hue = std::fmod(element * 0.6180339887, 1.0);

@@ -15,8 +15,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 QString bytesText(int64_t bytes) {
   return QString::fromStdString(formatSize(bytes));
 }

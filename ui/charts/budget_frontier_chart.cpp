@@ -1,4 +1,5 @@
 #include "ui/charts/budget_frontier_chart.h"
+#include "core/util/format_units.h"
 
 #include "ui/models/budget_frontier_model.h"
 #include "ui/models/strategies_table_model.h"  // csvField
@@ -15,7 +16,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiga = 1e9;
 
 }  // namespace

@@ -14,7 +14,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kLogFloorMiB = 1.0 / 1024;
 
 }  // namespace

@@ -1,4 +1,6 @@
 #include "ui/charts/compare_diff_chart.h"
+#include "core/util/format_units.h"
+#include "ui/charts/diff_colors.h"
 
 #include "core/report/compare_text.h"
 #include "ui/models/strategies_table_model.h"  // csvField
@@ -12,8 +14,7 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-const QColor kGrowth(200, 40, 40), kShrink(30, 140, 60);
+const QColor kGrowth = growthColor(), kShrink = shrinkColor();
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "ui/charts/compare_strategies_chart.h"
+#include "ui/charts/diff_colors.h"
 
 #include "core/report/compare_text.h"
 #include "core/util/format_units.h"
@@ -12,8 +13,7 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-const QColor kGrowth(180, 0, 0), kShrink(0, 120, 40);
+const QColor kGrowth = growthColor(), kShrink = shrinkColor();
 
 }  // namespace
 

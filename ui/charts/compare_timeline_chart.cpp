@@ -12,7 +12,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kLogFloorMiB = 1.0 / 1024;
 
 /// `series` per column of events: each column's maximum at its first event (one point per event

@@ -20,7 +20,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 /// The smallest value drawn on a log axis (1 KiB), so that zero bands stay on the chart.
 constexpr double kLogFloorMiB = 1.0 / 1024;
 

@@ -14,7 +14,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 const QColor kLineColor(230, 120, 0);  // the highlighted line: orange
 const QColor kPeakColor(200, 0, 0);
 

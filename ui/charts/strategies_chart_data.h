@@ -2,6 +2,7 @@
 // Internal to ui/charts: what StrategiesChart computes from a RunHistory before drawing (split
 // over strategies_chart.cpp, the bars, and strategies_chart_lines.cpp, the lines).
 
+#include "core/util/format_units.h"
 #include "ui/charts/strategies_chart.h"
 #include "ui/models/run_history.h"
 
@@ -25,7 +26,6 @@ struct StrategiesChart::Impl {
 
 namespace strategies_chart_detail {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 /// Lines over more runs than this have no point markers, and beyond kMaxAntialiasedRuns no
 /// antialiasing and thin pens: both keep the replot of a long history under 16 ms.
 constexpr int kMaxMarkedRuns = 60;

@@ -16,8 +16,6 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 }  // namespace
 
 QString memoryCategoryText(MemoryCategory c) {

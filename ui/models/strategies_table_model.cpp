@@ -8,8 +8,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 QVariant finiteOrEmpty(double v) {
   return std::isfinite(v) ? QVariant(v) : QVariant();
 }

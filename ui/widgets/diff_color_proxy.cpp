@@ -11,8 +11,8 @@ DiffColorProxy::DiffColorProxy(int signRole, QObject* parent)
 QVariant DiffColorProxy::data(const QModelIndex& index, int role) const {
   if (role != Qt::ForegroundRole) return QIdentityProxyModel::data(index, role);
   const int sign = QIdentityProxyModel::data(index, signRole_).toInt();
-  if (sign > 0) return QBrush(growthColor());
-  if (sign < 0) return QBrush(shrinkColor());
+  if (sign > 0) return QBrush(ui::growthColor());
+  if (sign < 0) return QBrush(ui::shrinkColor());
   return {};
 }
 

@@ -3,6 +3,8 @@
 // mode does. A proxy over a model that says each row's direction in a role (the Compare window's
 // models: SignRole), so that the models stay free of colours.
 
+#include "ui/charts/diff_colors.h"
+
 #include <QColor>
 #include <QIdentityProxyModel>
 
@@ -16,8 +18,8 @@ class DiffColorProxy : public QIdentityProxyModel {
   /// ForegroundRole: red for +1, green for -1, nothing for 0; every other role from the source.
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
-  static QColor growthColor() { return QColor(180, 0, 0); }
-  static QColor shrinkColor() { return QColor(0, 120, 40); }
+  static QColor growthColor() { return ui::growthColor(); }  ///< ui/charts/diff_colors.h
+  static QColor shrinkColor() { return ui::shrinkColor(); }
 
  private:
   int signRole_;
