@@ -9,11 +9,14 @@ namespace {
 // Datasheets: NVIDIA H100 Tensor Core GPU (SXM5: 3.35 TB/s HBM3, 67 TFLOP/s FP32), A100
 // (SXM4 80 GB: 2.0 TB/s, 19.5 TFLOP/s FP32), T4 (320 GB/s, 8.1 TFLOP/s FP32). Bandwidths are
 // what a device-to-device copy reaches, about 90 % (H100) and 80 % (A100) of the peak; launch
-// latencies are typical figures for a launch from PyTorch's eager mode.
+// latencies are typical figures for a launch from PyTorch's eager mode. H200 (SXM, 141 GB HBM3e,
+// 4.8 TB/s, 67 TFLOP/s FP32): 4.3 TB/s is what a device-to-device copy reached on one, measured
+// 2026-11-28 (NVIDIA H200, CUDA 13.0).
 constexpr GpuProfile kProfiles[] = {
-    {"h100", "NVIDIA H100 SXM (model)", 3.0e12, 67e12, 4e-6},
-    {"a100", "NVIDIA A100 SXM 80GB (model)", 1.6e12, 19.5e12, 4e-6},
-    {"t4", "NVIDIA T4 (model)", 0.3e12, 8.1e12, 5e-6},
+    {"h200", "NVIDIA H200 SXM (model)", 4.3e12, 67e12, 4e-6, 90},
+    {"h100", "NVIDIA H100 SXM (model)", 3.0e12, 67e12, 4e-6, 90},
+    {"a100", "NVIDIA A100 SXM 80GB (model)", 1.6e12, 19.5e12, 4e-6, 80},
+    {"t4", "NVIDIA T4 (model)", 0.3e12, 8.1e12, 5e-6, 75},
 };
 
 std::uint64_t u(std::int64_t v) {

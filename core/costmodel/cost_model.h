@@ -21,16 +21,19 @@ struct GpuProfile {
   double bandwidthBytesPerS;  ///< device-memory copy bandwidth, bytes per second
   double float32FlopsPerS;    ///< float32 FLOP/s without tensor cores
   double launchLatencyS;      ///< seconds per kernel launch or small copy
+  /// CUDA compute capability as major * 10 + minor (90 for sm_90, Hopper): what PyTorch keys
+  /// architecture-dependent choices on, such as the cuBLAS workspace size.
+  int computeCapability;
 };
 
-/// h100 (3.0 TB/s, 67 TFLOP/s, 4 us), a100 (1.6 TB/s, 19.5 TFLOP/s, 4 us),
-/// t4 (0.3 TB/s, 8.1 TFLOP/s, 5 us).
+/// h200 (4.3 TB/s, 67 TFLOP/s, 4 us, sm_90), h100 (3.0 TB/s, 67 TFLOP/s, 4 us, sm_90),
+/// a100 (1.6 TB/s, 19.5 TFLOP/s, 4 us, sm_80), t4 (0.3 TB/s, 8.1 TFLOP/s, 5 us, sm_75).
 std::span<const GpuProfile> gpuProfiles();
 
 /// The profile called `key`, or nullptr.
 const GpuProfile* findGpuProfile(std::string_view key);
 
-/// "h100|a100|t4".
+/// "h200|h100|a100|t4".
 std::string gpuProfileKeys();
 
 /// What a piece of work does to the GPU.

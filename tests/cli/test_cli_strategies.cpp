@@ -202,7 +202,7 @@ void TestCliStrategies::badInput_data() {
   row("--seed -1", {"--seed", "-1"}, "--seed", {"0 to"});
   row("--preset nope", {"--preset", "nope"}, "--preset", {"nope", "small", "seed000"});
   row("unknown option", {"--bogus", "1"}, "--bogus", {});
-  row("--model x100", {"--model", "x100"}, "--model", {"x100", "h100", "a100", "t4"});
+  row("--model x100", {"--model", "x100"}, "--model", {"x100", "h200", "h100", "a100", "t4"});
   row("--q index >= M", {"--q", "@IN@/q_out_of_range.npy"}, "--q", {"q[17] = 13", "[0, 13)"});
   row("--q float32", {"--q", "@IN@/q_float32.npy"}, "--q", {"float32", "int64"});
   row("--a wrong shape", {"--a", "@IN@/a_wrong_shape.npy"}, "--a", {"[97, 2, 5]", "[97, 2, 6]"});

@@ -12,7 +12,7 @@ class TestCostModel : public QObject {
   Q_OBJECT
  private slots:
   void profiles() {
-    QCOMPARE(QString::fromStdString(costmodel::gpuProfileKeys()), QString("h100|a100|t4"));
+    QCOMPARE(QString::fromStdString(costmodel::gpuProfileKeys()), QString("h200|h100|a100|t4"));
     const costmodel::GpuProfile* h100 = costmodel::findGpuProfile("h100");
     QVERIFY(h100 != nullptr);
     QCOMPARE(h100->bandwidthBytesPerS, 3.0e12);
