@@ -271,3 +271,27 @@ print("ok", torch.cuda.is_available())
                        text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "ok False"  # torch.cuda is PyTorch's again after the block
+
+
+def test_values_cpu(tmp_path):
+    """--values cpu: data-dependent steps work, with their blocks accounted; the MLP's memory is
+    the same as without values."""
+    script = tmp_path / "vals.py"
+    script.write_text("import torch\n"
+                      "x = torch.arange(10.0, device='cuda')\n"
+                      "print(x.sum().item(), x.is_cuda)\n"
+                      "y = x[x > 4]\n"
+                      "print(y.cpu().tolist(), y.device, torch.cuda.memory_allocated())\n"
+                      "print(tuple(torch.nonzero(x > 7).shape))\n")
+    p = simulate([str(script), "--values", "cpu"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    # x (40 B) and y (20 B): one 512-byte block each
+    assert p.stdout.splitlines() == ["45.0 True", "[5.0, 6.0, 7.0, 8.0, 9.0] cuda:0 1024",
+                                     "(2, 1)"]
+    script = os.path.join(EXAMPLES, "torch_mlp_sgd.py")
+    with_values = simulate([script, "--values", "cpu", "--batch", "64", "--steps", "2"], tmp_path)
+    without = simulate([script, "--batch", "64", "--steps", "2"], tmp_path)
+    assert with_values.returncode == 0 and without.returncode == 0, with_values.stderr
+    assert with_values.stdout == without.stdout
+    p = simulate([str(script), "--values", "gpu"], tmp_path)
+    assert p.returncode == 2 and "values" in p.stderr

@@ -14,7 +14,8 @@ the storage dies. torch.cuda.memory_allocated(), max_memory_allocated(), memory_
 memory_stats(), reset_peak_memory_stats(), empty_cache() and memory_summary() answer from the
 model; an allocation beyond the capacity raises torch.cuda.OutOfMemoryError with PyTorch's
 message. CPU tensors stay real. Steps that need values (.item(), nonzero, boolean masks,
-.cpu()) raise an error naming the line. Needs PyTorch (tried with 1.13); see docs/simulate.md.
+.cpu()) raise an error naming the line, unless values="cpu". Needs PyTorch (tried with 1.13);
+see docs/simulate.md.
 """
 
 import sys
@@ -27,7 +28,10 @@ def simulate(gpu=None, capacity=None, values="none"):
     """A context manager that runs the code inside it on a simulated CUDA device (see the
     module's docstring). `gpu`: a name from matmulviz.simulate._gpus.GPUS ("h200") giving the
     capacity and the device's name; `capacity`: bytes or a size string ("80GiB"), overriding
-    the GPU's (none of either: unlimited). `values`: "none" (the only mode implemented).
+    the GPU's (none of either: unlimited). `values`: "none" (tensors without values: data-
+    dependent steps raise) or "cpu" (each CUDA tensor also holds its values on the CPU and every
+    op computes them: slower, but .item(), nonzero and boolean masks work; the memory accounted
+    is the same).
     Raises ImportError when PyTorch is not installed."""
     try:
         import torch  # noqa: F401

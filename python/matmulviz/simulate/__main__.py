@@ -1,5 +1,5 @@
 """python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
-                                  [--snapshot PATH]
+                                  [--snapshot PATH] [--values none|cpu]
 
 Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
 tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
@@ -7,6 +7,9 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
 --gpu NAME      the GPU whose memory is the capacity (h200, h100, a100, a100-40gb)
 --capacity SIZE the capacity in bytes or as 80GiB, 512MiB (overrides --gpu); default unlimited
 --snapshot PATH the run as a PyTorch memory snapshot (pickle; memory_viz opens it)
+--values MODE   none (default): tensors without values, so .item(), nonzero and boolean masks
+                stop with the line named; cpu: the values are computed on the CPU as well
+                (slower; the memory accounted is the same)
 A script that raises (out of memory included) exits with status 1 after its traceback; the
 report of what ran is still written, marked incomplete. Bad options exit with status 2."""
 
@@ -16,8 +19,8 @@ import runpy
 import sys
 
 USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
-         "[--capacity SIZE] [--snapshot PATH]")
-OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot")
+         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu]")
+OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values")
 
 
 def _options(argv):
@@ -58,7 +61,8 @@ def main(argv):
     from matmulviz.simulate._simulation import _TORCH_DIR
     from matmulviz.simulate._variables import variables
     try:
-        sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"))
+        sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"),
+                       values=opts.get("values", "none"))
     except ValueError as e:
         print(f"matmulviz.simulate: {e}", file=sys.stderr)
         return 2

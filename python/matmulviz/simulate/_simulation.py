@@ -106,9 +106,13 @@ class Simulation:
     """`with matmulviz.simulate(gpu="h200") as sim:` — see matmulviz.simulate.simulate."""
 
     def __init__(self, capacity=None, gpu_name=None, values="none"):
-        if values not in ("none",):
-            raise ValueError(f"values={values!r}: only \"none\" is implemented (tensors without "
-                             "values; --values cpu is not implemented yet)")
+        if values not in ("none", "cpu"):
+            raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
+                             "(the values computed on the CPU too)")
+        self.values = values
+        # What a SimTensor wraps: a meta tensor, or with values="cpu" a CPU tensor with the values
+        # (ops then run on the CPU: slower, and data-dependent steps work).
+        self._dev = _META if values == "none" else torch.device("cpu")
         self.capacity = capacity
         self.gpu_name = gpu_name or "matmulviz simulated GPU"
         self._blocks = {}  # storage key -> _Block
@@ -128,6 +132,10 @@ class Simulation:
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
         self._patches = _cuda_api.install(self)
+        # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
+        # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
+        self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
+        torch.__future__.set_overwrite_module_params_on_conversion(True)
         self._backward, self._grad = torch.autograd.backward, torch.autograd.grad
         torch.autograd.backward = lambda *a, **k: self.in_backward(self._backward, *a, **k)
         torch.autograd.grad = lambda *a, **k: self.in_backward(self._grad, *a, **k)
@@ -138,6 +146,7 @@ class Simulation:
         self._active = False
         torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
         _cuda_api.uninstall(self._patches)
+        torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
         self._hooks.__exit__(*exc)
         self._mode.__exit__(*exc)
         _tensor.set_simulation(None)
@@ -209,10 +218,10 @@ class Simulation:
     # ---- aten ops (SimTensor.__torch_dispatch__)
     def run_op(self, func, args, kwargs):
         name = func.overloadpacket.__name__
-        if name in DATA_DEPENDENT:
+        if name in DATA_DEPENDENT and self.values == "none":
             self._data_dependent(name)
         flat, spec = tree_flatten((args, kwargs))
-        if name in ("index", "index_put", "index_put_", "_index_put_impl_"):
+        if self.values == "none" and name in ("index", "index_put", "index_put_", "_index_put_impl_"):
             for x in flat[1:]:
                 if isinstance(x, torch.Tensor) and x.dtype in (torch.bool, torch.uint8):
                     self._data_dependent(name + " with a boolean mask")
@@ -229,9 +238,9 @@ class Simulation:
                     # Copied as a new contiguous tensor: its elements, not its whole storage.
                     staged.append(self._allocate(x.numel() * x.element_size(),
                                                  f"{name}: CPU tensor copied to the device"))
-                    unwrapped.append(torch.empty_like(x, device=_META))
+                    unwrapped.append(x if self.values == "cpu" else torch.empty_like(x, device=_META))
                 elif isinstance(x, torch.device) and x.type == "cuda":
-                    unwrapped.append(_META)
+                    unwrapped.append(self._dev)
                 else:
                     unwrapped.append(x)
             uargs, ukwargs = tree_unflatten(unwrapped, spec)
@@ -247,7 +256,7 @@ class Simulation:
             for o in out_flat:
                 if isinstance(o, torch.Tensor) and id(o) in wrapped:
                     result.append(wrapped[id(o)])
-                elif isinstance(o, torch.Tensor) and o.device.type == "meta":
+                elif isinstance(o, torch.Tensor) and o.device == self._dev:
                     result.append(self.wrap(o, f"{name} {list(o.shape)}"))
                     outputs.append(o)
                 else:
@@ -292,8 +301,8 @@ class Simulation:
     def _data_dependent(self, what):
         raise DataDependentError(
             f"matmulviz.simulate: {what} needs the values of a CUDA tensor, and simulated CUDA "
-            f"tensors have none (at {user_frame()}). Rewrite the step without it (for example, "
-            "keep such tensors on the CPU).")
+            f"tensors have none (at {user_frame()}). Run with --values cpu (values=\"cpu\": "
+            "computed on the CPU too, slower), or keep such tensors on the CPU.")
 
     # ---- torch functions (the TorchFunctionMode)
     def function(self, func, args, kwargs):
@@ -306,9 +315,12 @@ class Simulation:
             return self._to(args, kwargs)
         if isinstance(self_arg, SimTensor) and func in (
                 torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.tolist, torch.Tensor.item):
-            self._data_dependent(f"Tensor.{func.__name__}()")
+            if self.values == "none":
+                self._data_dependent(f"Tensor.{func.__name__}()")
+            # The values, as a CPU tensor of their own (not linked to autograd's graph).
+            return func(self_arg._elem.detach().clone(), *args[1:], **kwargs)
         if "device" in kwargs and _is_cuda(kwargs["device"]):
-            kwargs = dict(kwargs, device=_META)
+            kwargs = dict(kwargs, device=self._dev)
             out = func(*args, **kwargs)
             out = self._wrap_factory(out, func.__name__)
         else:
@@ -318,7 +330,8 @@ class Simulation:
         return out
 
     def _wrap_factory(self, out, name):
-        if isinstance(out, torch.Tensor) and not isinstance(out, SimTensor) and out.is_meta:
+        if (isinstance(out, torch.Tensor) and not isinstance(out, SimTensor)
+                and out.device == self._dev):
             return self.wrap(out.detach(), f"{name} {list(out.shape)}", out.requires_grad)
         return out
 
@@ -326,7 +339,10 @@ class Simulation:
         """A CPU tensor copied to the device (Tensor.cuda(), .to("cuda")): a new block."""
         _C._sim_push_op("to")
         try:
-            meta = torch.empty_like(t, device=_META, dtype=dtype or t.dtype)
+            if self.values == "cpu":
+                meta = t.detach().to(dtype=dtype or t.dtype, copy=True)
+            else:
+                meta = torch.empty_like(t, device=_META, dtype=dtype or t.dtype)
             # A CPU tensor that requires grad gives a leaf here (PyTorch: a ToCopyBackward0
             # node back to the CPU tensor, whose .grad the simulation does not fill).
             return self.wrap(meta, f"to(cuda) {list(t.shape)}", t.requires_grad)
@@ -337,13 +353,17 @@ class Simulation:
         t = args[0]
         device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*args[1:], **kwargs)
         simulated = device is not None and device.type in ("cuda", "meta")
+        if len(args) > 1 and isinstance(args[1], SimTensor):
+            simulated = True  # .to(other): other's C++ device is the wrapped one's
         if isinstance(t, SimTensor):
             if device is not None and not simulated:
-                self._data_dependent(f"Tensor.to({device})")
+                if self.values == "none":
+                    self._data_dependent(f"Tensor.to({device})")
+                return t._elem.detach().to(device=device, dtype=dtype, copy=True)
             fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": kwargs.get("copy", False)}
             if memory_format is not None:
                 fwd["memory_format"] = memory_format
-            return torch.Tensor.to(t, _META, **fwd)
+            return torch.Tensor.to(t, self._dev, **fwd)
         if simulated and isinstance(t, torch.Tensor):
             return self._to_device(t, dtype)
         return torch.Tensor.to(*args, **kwargs)
