@@ -295,3 +295,20 @@ def test_values_cpu(tmp_path):
     assert with_values.stdout == without.stdout
     p = simulate([str(script), "--values", "gpu"], tmp_path)
     assert p.returncode == 2 and "values" in p.stderr
+
+
+def test_dropout_as_on_cuda(tmp_path):
+    """A training-mode dropout keeps a bool mask (1 byte per element) for backward, as CUDA's
+    fused native_dropout does, not the float mask of 1.13's path for other devices."""
+    script = tmp_path / "dropout.py"
+    script.write_text("import torch\n"
+                      "x = torch.randn(1024, 1024, device='cuda', requires_grad=True)\n"
+                      "y = torch.nn.functional.dropout(x, 0.5)\n"
+                      "print(torch.cuda.memory_allocated(), type(y.grad_fn).__name__)\n"
+                      "with torch.no_grad():\n"
+                      "    z = torch.nn.functional.dropout(x, 0.5, training=False)\n"
+                      "print(torch.cuda.memory_allocated())\n")
+    p = simulate([str(script)], tmp_path)
+    assert p.returncode == 0, p.stderr
+    # x and y: 4 MiB each; the mask: 1 MiB of bool; eval-mode dropout returns its input
+    assert p.stdout.split() == [str(9 * MiB), "NativeDropoutBackward0", str(9 * MiB)]

@@ -36,6 +36,9 @@ DATA_DEPENDENT = {
 }
 
 
+_DROPOUT = {torch.nn.functional.dropout, torch.dropout}
+
+
 class DataDependentError(RuntimeError):
     """A step needs tensor values, which simulated CUDA tensors do not have."""
 
@@ -313,6 +316,8 @@ class Simulation:
             return self._to_device(self_arg, None)
         if func is torch.Tensor.to:
             return self._to(args, kwargs)
+        if func in _DROPOUT and isinstance(self_arg, SimTensor):
+            return self._dropout(*args, **kwargs)
         if isinstance(self_arg, SimTensor) and func in (
                 torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.tolist, torch.Tensor.item):
             if self.values == "none":
@@ -325,6 +330,18 @@ class Simulation:
             out = self._wrap_factory(out, func.__name__)
         else:
             out = func(*args, **kwargs)
+        if self._pending_saved:
+            self._name_saved(out)
+        return out
+
+    def _dropout(self, input, p=0.5, training=True, inplace=False):
+        """Dropout as on a CUDA tensor: PyTorch's C++ picks the fused native_dropout (a bool
+        mask saved for backward) only for CUDA inputs (aten/src/ATen/native/Dropout.cpp,
+        is_fused_kernel_acceptable), and a SimTensor is meta to C++; so it is called here."""
+        if not training or p == 0 or inplace or not 0 < p < 1:
+            with torch._C.DisableTorchFunction():
+                return torch.nn.functional.dropout(input, p, training, inplace)
+        out = torch.native_dropout(input, p, True)[0]
         if self._pending_saved:
             self._name_saved(out)
         return out
