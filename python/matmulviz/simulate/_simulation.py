@@ -182,7 +182,9 @@ class Simulation:
         return block
 
     def _free(self, block):
-        if block.id >= 0:
+        # After the simulation ended, the model's device may be another simulation's (whose
+        # ids start at 1 again): a tensor that outlived its simulation frees nothing.
+        if block.id >= 0 and self._active:
             _C._sim_free(block.id)
             for o in self.observers:
                 o.on_free(block)
