@@ -65,15 +65,22 @@ def events(path):
 # ---- equal to matmulviz.torch
 
 
-def test_memcases_equal_matmulviz_torch(tmp_path):
+@pytest.fixture(scope="module")
+def memcases_simulated(tmp_path_factory):
+    """memcases.py's numbers, real PyTorch under the simulation (run once for the module)."""
+    d = tmp_path_factory.mktemp("memcases")
+    sim = simulate([MEMCASES, "torch", str(d / "sim.json")], d)
+    assert sim.returncode == 0, sim.stderr
+    return json.loads((d / "sim.json").read_text())
+
+
+def test_memcases_equal_matmulviz_torch(tmp_path, memcases_simulated):
     """Every number of every memcases.py point, real PyTorch under the simulation against
     matmulviz.torch (meta mode): equal."""
-    sim = simulate([MEMCASES, "torch", str(tmp_path / "sim.json")], tmp_path)
-    assert sim.returncode == 0, sim.stderr
     ref = subprocess.run([sys.executable, MEMCASES, "matmulviz", str(tmp_path / "mv.json"), "meta"],
                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=600)
     assert ref.returncode == 0, ref.stderr
-    a = json.loads((tmp_path / "sim.json").read_text())
+    a = memcases_simulated
     b = json.loads((tmp_path / "mv.json").read_text())
     cases = [k for k, v in b.items() if isinstance(v, dict) and "rows" in v]
     assert len(cases) == 14
@@ -83,7 +90,8 @@ def test_memcases_equal_matmulviz_torch(tmp_path):
     assert a["warm"] == b["warm"]
 
 
-@pytest.mark.parametrize("extra", [[], ["--n", "300"]])
+# 700 rows: two full batches of 256 and a partial one.
+@pytest.mark.parametrize("extra", [["--n", "700"]])
 def test_forum_strategies_same_allocation_sequence(tmp_path, extra):
     """The forum strategies in plain PyTorch: the allocation sequence (each allocation's and
     segment's bytes, memory_allocated and memory_reserved after it, the blocks freed between) and
@@ -115,10 +123,8 @@ KNOWN_DIFFERENT = {
 }
 
 
-def test_memcases_against_h200(tmp_path):
-    sim = simulate([MEMCASES, "torch", str(tmp_path / "sim.json")], tmp_path)
-    assert sim.returncode == 0, sim.stderr
-    ours = json.loads((tmp_path / "sim.json").read_text())
+def test_memcases_against_h200(memcases_simulated):
+    ours = memcases_simulated
     with open(os.path.join(ROOT, "tests", "reference", "gpu", "memcases_noworkspace.json")) as f:
         h200 = json.load(f)
     differ = set()

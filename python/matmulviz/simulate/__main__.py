@@ -49,7 +49,7 @@ def main(argv):
         print(f"matmulviz.simulate: no such script: {script}", file=sys.stderr)
         return 2
     try:
-        import torch
+        import torch  # noqa: F401 (is PyTorch there?)
     except ImportError:
         print("matmulviz.simulate: PyTorch is not installed (Debian: apt install python3-torch)",
               file=sys.stderr)
