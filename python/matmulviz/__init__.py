@@ -52,3 +52,11 @@ def gather_bmm(a, c, q):
     """The fused gathered batched matmul: out[n] = a[n] @ c[q[n]] for a [N, I, J], c [M, J, K],
     q [N] (int64, on the CPU), without materialising c[q]. Differentiable in a and c."""
     return _C.gather_bmm(a, c, q)
+
+
+def __getattr__(name):
+    # matmulviz.simulate is imported on first use: it needs PyTorch, the rest of the package not.
+    if name == "simulate":
+        import importlib
+        return importlib.import_module("matmulviz.simulate")
+    raise AttributeError(f"module 'matmulviz' has no attribute {name!r}")

@@ -26,6 +26,9 @@ puts the package where Debian's `/usr/bin/python3` finds it.
 
 Run a script and record its memory: `scripts/python -m matmulviz SCRIPT [ARGS] --report run.json`
 or `matmulviz-cli run SCRIPT [ARGS] --report run.json`; the format is in docs/report-format.md.
+A program written for real PyTorch (`import torch`) runs with the installed PyTorch over the same
+allocator model: `scripts/python -m matmulviz.simulate SCRIPT [ARGS] --report run.json`
+(docs/simulate.md).
 
 ## Devices and modes
 

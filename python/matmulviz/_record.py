@@ -47,15 +47,21 @@ class _Recording:
     def name_variables(self, namespace):
         self._extra["variables"] = _variables(namespace)
 
+    def set_variables(self, variables):
+        """The report's "variables" as given: {allocation id (str): [names]} (matmulviz.simulate
+        names real PyTorch tensors, modules and optimizers itself)."""
+        self._extra["variables"] = variables
+
 
 @contextlib.contextmanager
-def record(path, script=None, argv=None):
+def record(path, script=None, argv=None, skip_dirs=()):
     """Records every CUDA allocation made inside the block, with the Python file:line and
     function that made it, and writes the report to `path` (docs/report-format.md) when the
     block ends, also when it raises (then marked "complete": false with the error). The file
     appears whole or not at all. The runner calls name_variables on what this yields with the
-    script's globals when it ends, so the report names the variables that held blocks then."""
-    _C._record_start(_PACKAGE_DIR + os.sep)
+    script's globals when it ends, so the report names the variables that held blocks then.
+    `skip_dirs`: more folders whose frames are not the program's (the installed PyTorch's)."""
+    _C._record_start(_PACKAGE_DIR + os.sep, list(skip_dirs))
     extra = {"script": script, "argv": list(argv) if argv is not None else list(sys.argv),
              "complete": True, "error": None, "variables": {}}
     try:

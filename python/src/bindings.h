@@ -17,5 +17,6 @@ void bindRecorder(pybind11::module_& m);     // recorder.cpp: allocator events w
 void bindFlopCounter(pybind11::module_& m);  // flop_bindings.cpp: FLOP counting
 void bindCompile(pybind11::module_& m);      // compile_bindings.cpp: partitioner, compiled backward
 void bindFusedOps(pybind11::module_& m);     // attention_bindings.cpp: fused attention ops, amax
+void bindSimulate(pybind11::module_& m);     // simulate_bindings.cpp: the allocator for real torch
 
 }  // namespace matmulviz::python

@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindFlopCounter(m);
   matmulviz::python::bindCompile(m);
   matmulviz::python::bindFusedOps(m);
+  matmulviz::python::bindSimulate(m);
 }

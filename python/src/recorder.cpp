@@ -5,12 +5,14 @@
 #include "python/src/runtime.h"
 
 #include <frameobject.h>
+#include <pybind11/stl.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <unordered_set>
+#include <utility>
 
 namespace py = pybind11;
 using Json = nlohmann::ordered_json;
@@ -22,8 +24,9 @@ Recorder& recorder() {
   return *r;
 }
 
-void Recorder::start(const std::string& packageDir) {
+void Recorder::start(const std::string& packageDir, std::vector<std::string> otherSkipDirs) {
   packageDir_ = packageDir;
+  otherSkipDirs_ = std::move(otherSkipDirs);
   frames_.clear();
   frameIds_.clear();
   marks_.clear();
@@ -106,6 +109,13 @@ void Recorder::mark(const std::string& name) {
   marks_.emplace_back(device_->allocator().elapsedUs(), name);
 }
 
+bool Recorder::skipped(const std::string& file) const {
+  if (file.rfind(packageDir_, 0) == 0) return true;
+  for (const std::string& dir : otherSkipDirs_)
+    if (file.rfind(dir, 0) == 0) return true;
+  return false;
+}
+
 void Recorder::onAllocation(int64_t allocationId) {
   PyFrameObject* frame = PyEval_GetFrame();  // borrowed
   if (frame) Py_INCREF(frame);
@@ -113,7 +123,7 @@ void Recorder::onAllocation(int64_t allocationId) {
     PyCodeObject* code = PyFrame_GetCode(frame);  // new reference
     const py::handle codeObj(reinterpret_cast<PyObject*>(code));
     const std::string file = py::str(codeObj.attr("co_filename"));
-    if (file.rfind(packageDir_, 0) != 0) {
+    if (!skipped(file)) {
       const int line = PyFrame_GetLineNumber(frame);
       const std::string function = py::str(codeObj.attr("co_name"));
       Py_DECREF(code);
@@ -251,7 +261,12 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
 }
 
 void bindRecorder(py::module_& m) {
-  m.def("_record_start", [](const std::string& packageDir) { recorder().start(packageDir); });
+  m.def(
+      "_record_start",
+      [](const std::string& packageDir, std::vector<std::string> otherSkipDirs) {
+        recorder().start(packageDir, std::move(otherSkipDirs));
+      },
+      py::arg("package_dir"), py::arg("other_skip_dirs") = std::vector<std::string>{});
   m.def("_record_stop", [] { recorder().stop(); });
   m.def("_record_active", [] { return recorder().active(); });
   m.def("_record_mark", [](const std::string& name) { recorder().mark(name); });

@@ -27,8 +27,10 @@ struct PythonFrame {
 class Recorder {
  public:
   /// Starts tagging allocations of the current CUDA device; events before now are left out.
-  /// `packageDir`: frames whose file starts with it are skipped (the glue's own frames).
-  void start(const std::string& packageDir);
+  /// `packageDir`: frames whose file starts with it are skipped (the glue's own frames), and so
+  /// are those under `otherSkipDirs` (matmulviz.simulate: the installed PyTorch's own files, so
+  /// a block made inside nn.Linear names the user's line that called it).
+  void start(const std::string& packageDir, std::vector<std::string> otherSkipDirs = {});
   /// Stops tagging. Safe to call when not started.
   void stop();
   bool active() const { return active_; }
@@ -46,6 +48,8 @@ class Recorder {
   bool active_ = false;
   DevicePtr device_;
   std::string packageDir_;
+  std::vector<std::string> otherSkipDirs_;
+  bool skipped(const std::string& file) const;
   size_t firstEvent_ = 0;
   std::vector<PythonFrame> frames_;
   std::unordered_map<std::string, int32_t> frameIds_;

@@ -1,0 +1,106 @@
+"""python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
+                                  [--snapshot PATH] [--values none|cpu]
+
+Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
+tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
+--report PATH   the report of its allocations (the app and matmulviz-cli export open it)
+--gpu NAME      the GPU whose memory is the capacity (h200, h100, a100, a100-40gb)
+--capacity SIZE the capacity in bytes or as 80GiB, 512MiB (overrides --gpu); default unlimited
+--snapshot PATH the run as a PyTorch memory snapshot (pickle; memory_viz opens it)
+--values MODE   none (default): tensors without values, so .item(), nonzero and boolean masks
+                stop with the line named; cpu: the values are computed on the CPU as well
+                (slower; the memory accounted is the same)
+A script that raises (out of memory included) exits with status 1 after its traceback; the
+report of what ran is still written, marked incomplete. Bad options exit with status 2."""
+
+import gc
+import os
+import runpy
+import sys
+
+USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
+         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu]")
+OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values")
+
+
+def _options(argv):
+    args, opts = list(argv), {}
+    for name in OPTIONS:
+        while name in args:
+            i = args.index(name)
+            if i + 1 >= len(args):
+                raise ValueError(f"{name} needs a value")
+            opts[name[2:]] = args[i + 1]
+            del args[i:i + 2]
+    return args, opts
+
+
+def main(argv):
+    try:
+        args, opts = _options(argv)
+    except ValueError as e:
+        print(f"matmulviz.simulate: {e}\n{USAGE}", file=sys.stderr)
+        return 2
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE + "\n\n" + __doc__.split("\n", 3)[3], file=sys.stderr if not args else sys.stdout)
+        return 0 if args else 2
+    script = args[0]
+    if not os.path.isfile(script):
+        print(f"matmulviz.simulate: no such script: {script}", file=sys.stderr)
+        return 2
+    try:
+        import torch  # noqa: F401 (is PyTorch there?)
+    except ImportError:
+        print("matmulviz.simulate: PyTorch is not installed (Debian: apt install python3-torch)",
+              file=sys.stderr)
+        return 2
+    from contextlib import nullcontext
+
+    from matmulviz import record
+    from matmulviz.simulate import simulate
+    from matmulviz.simulate._simulation import _TORCH_DIR
+    from matmulviz.simulate._variables import variables
+    try:
+        sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"),
+                       values=opts.get("values", "none"))
+    except ValueError as e:
+        print(f"matmulviz.simulate: {e}", file=sys.stderr)
+        return 2
+    report = opts.get("report")
+    snapshot = None
+    if "snapshot" in opts:
+        from matmulviz.simulate._snapshot import SnapshotRecorder
+        snapshot = SnapshotRecorder()
+    sys.argv = args
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    status = 0
+    with sim:
+        recording = (record(report, script=script, argv=args, skip_dirs=[_TORCH_DIR])
+                     if report else nullcontext())
+        try:
+            with recording as rec, (snapshot if snapshot else nullcontext()):
+                namespace = runpy.run_path(script, run_name="__main__")
+                if rec is not None:
+                    rec.set_variables(variables(sim, namespace))
+                # The script's objects die inside the recording, as they would at its end.
+                del namespace
+                gc.collect()
+        except SystemExit as e:
+            status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            if report is not None:
+                print(f"matmulviz.simulate: the script failed; the report of what ran is in "
+                      f"{report} (marked incomplete)", file=sys.stderr)
+            status = 1
+        finally:
+            if snapshot is not None:
+                snapshot.write(opts["snapshot"])
+    if report is not None and status == 0:
+        print(f"matmulviz.simulate: wrote {report}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

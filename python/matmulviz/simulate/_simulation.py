@@ -1,0 +1,421 @@
+"""Simulation: real PyTorch runs a program whose CUDA tensors are SimTensors; their storages'
+bytes live in matmulviz's caching-allocator model (the simulated CUDA device of the matmulviz
+module, core/memory/caching_allocator.h).
+
+Hooks used, all kept by PyTorch 2.x: a TorchFunctionMode routes "cuda" (factory device=,
+Tensor.cuda(), Tensor.to()) to meta tensors wrapped as SimTensors; SimTensor.__torch_dispatch__
+sees every aten op (forward, backward, optimizer) and calls run_op; saved_tensors_hooks say which
+autograd node keeps which block; torch.cuda's memory functions are replaced during the run.
+
+A block is allocated when the op making a new storage runs and freed when the last SimTensor
+on that storage dies (views share it: blocks are keyed by the storage)."""
+
+import os
+import sys
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
+from matmulviz import _C
+from matmulviz.simulate import _cuda_api, _tensor
+from matmulviz.simulate._temporaries import temporaries
+from matmulviz.simulate._tensor import SimTensor
+from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_META = torch.device("meta")
+
+# aten ops whose output shape or result depends on the values (overload packet names).
+DATA_DEPENDENT = {
+    "_local_scalar_dense", "nonzero", "masked_select", "unique", "_unique", "_unique2",
+    "unique_consecutive", "unique_dim", "equal", "is_nonzero", "repeat_interleave", "bincount",
+    "_to_cpu", "argwhere",
+}
+
+
+_DROPOUT = {torch.nn.functional.dropout, torch.dropout}
+
+
+class DataDependentError(RuntimeError):
+    """A step needs tensor values, which simulated CUDA tensors do not have."""
+
+
+def user_frame():
+    """"file:line: code" of the innermost frame outside PyTorch and matmulviz (the user's)."""
+    import linecache
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(_TORCH_DIR) and not name.startswith(_PACKAGE_DIR):
+            code = linecache.getline(name, f.f_lineno).strip()
+            return f"{name}:{f.f_lineno}: {code}"
+        f = f.f_back
+    return "(no Python frame)"
+
+
+def _is_cuda(device):
+    """True for a device argument that names CUDA: "cuda", "cuda:0", torch.device("cuda"), an
+    int (a CUDA index)."""
+    if device is None or isinstance(device, bool):
+        return False
+    if isinstance(device, int):
+        return True
+    if isinstance(device, str):
+        return device.split(":")[0] == "cuda"
+    return isinstance(device, torch.device) and device.type == "cuda"
+
+
+class _Block:
+    """One block of the model: its allocation id (-1: none, an empty storage), how many
+    SimTensors view its storage, its size as memory_allocated counts it."""
+    __slots__ = ("id", "refs", "bytes")
+
+    def __init__(self, block_id, nbytes):
+        self.id = block_id
+        self.refs = 0
+        self.bytes = nbytes
+
+
+class _Saved:
+    """What autograd keeps for a saved SimTensor (saved_tensors_hooks' pack): a detached alias,
+    so that a saved output does not keep its own node alive in a cycle."""
+    __slots__ = ("tensor", "block", "why", "__weakref__")
+
+    def __init__(self, tensor, block):
+        self.tensor = tensor
+        self.block = block
+        self.why = None
+
+    def __del__(self):
+        if self.why is not None and self.block >= 0:
+            _C._sim_holder(self.block, self.why, -1)
+
+
+class _CudaMode(TorchFunctionMode):
+    """Routes the program's "cuda" to SimTensors (see Simulation.function)."""
+
+    def __init__(self, sim):
+        super().__init__()
+        self.sim = sim
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return self.sim.function(func, args, kwargs or {})
+
+
+class Simulation:
+    """`with matmulviz.simulate(gpu="h200") as sim:` — see matmulviz.simulate.simulate."""
+
+    def __init__(self, capacity=None, gpu_name=None, values="none"):
+        if values not in ("none", "cpu"):
+            raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
+                             "(the values computed on the CPU too)")
+        self.values = values
+        # What a SimTensor wraps: a meta tensor, or with values="cpu" a CPU tensor with the values
+        # (ops then run on the CPU: slower, and data-dependent steps work).
+        self._dev = _META if values == "none" else torch.device("cpu")
+        self.capacity = capacity
+        self.gpu_name = gpu_name or "matmulviz simulated GPU"
+        self._blocks = {}  # storage key -> _Block
+        self._pending_saved = []
+        self._active = False
+        self.observers = []  # objects with on_alloc(block, requested) and on_free(block)
+
+    # ---- the run
+    def __enter__(self):
+        if _tensor._simulation is not None:
+            raise RuntimeError("matmulviz.simulate: a simulation is already running")
+        _C.set_cuda_mode("meta")
+        _C.set_device_capacity(self.capacity)  # a fresh device: fresh statistics
+        _tensor.set_simulation(self)
+        self._mode = _CudaMode(self)
+        self._mode.__enter__()
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks.__enter__()
+        self._patches = _cuda_api.install(self)
+        # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
+        # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
+        self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
+        torch.__future__.set_overwrite_module_params_on_conversion(True)
+        self._backward, self._grad = torch.autograd.backward, torch.autograd.grad
+        torch.autograd.backward = lambda *a, **k: self.in_backward(self._backward, *a, **k)
+        torch.autograd.grad = lambda *a, **k: self.in_backward(self._grad, *a, **k)
+        self._active = True
+        return self
+
+    def __exit__(self, *exc):
+        self._active = False
+        torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
+        _cuda_api.uninstall(self._patches)
+        torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
+        self._hooks.__exit__(*exc)
+        self._mode.__exit__(*exc)
+        _tensor.set_simulation(None)
+        return False
+
+    # ---- statistics (torch.cuda's answers)
+    def memory_allocated(self):
+        return _C.memory_allocated()
+
+    def max_memory_allocated(self):
+        return _C.max_memory_allocated()
+
+    def memory_reserved(self):
+        return _C.memory_reserved()
+
+    def memory_stats(self):
+        return dict(_C.memory_stats())
+
+    # ---- blocks
+    def _allocate(self, nbytes, label):
+        if nbytes == 0:  # PyTorch's CUDA allocator hands out no block for an empty storage
+            return _Block(-1, 0)
+        try:
+            block_id, block_bytes = _C._sim_allocate(nbytes, label)
+        except _C.OutOfMemoryError as e:
+            raise out_of_memory_error()(str(e)) from None
+        block = _Block(block_id, block_bytes)
+        for o in self.observers:
+            o.on_alloc(block, nbytes)
+        return block
+
+    def _free(self, block):
+        # After the simulation ended, the model's device may be another simulation's (whose
+        # ids start at 1 again): a tensor that outlived its simulation frees nothing.
+        if block.id >= 0 and self._active:
+            _C._sim_free(block.id)
+            for o in self.observers:
+                o.on_free(block)
+
+    def _release(self, key, block):
+        block.refs -= 1
+        if block.refs == 0:
+            if self._blocks.get(key) is block:
+                del self._blocks[key]
+            self._free(block)
+
+    def wrap(self, elem, label, requires_grad=False):
+        """A SimTensor over meta tensor `elem`, allocating its storage's block if new."""
+        key = storage_key(elem)
+        block = self._blocks.get(key)
+        if block is None:
+            block = self._allocate(storage_nbytes(elem), label)
+            self._blocks[key] = block
+        t = SimTensor(elem)
+        if requires_grad:
+            t.requires_grad_(True)
+        block.refs += 1
+        weakref.finalize(t, self._release, key, block).atexit = False
+        return t
+
+    def block_id(self, t):
+        """The allocation id of SimTensor `t`'s storage (-1: none, e.g. empty)."""
+        block = self._blocks.get(storage_key(t._elem))
+        return -1 if block is None else block.id
+
+    def note_parameter(self, t):
+        block_id = self.block_id(t)
+        if block_id >= 0:
+            _C._sim_set_category(block_id, "inputs")
+
+    # ---- aten ops (SimTensor.__torch_dispatch__)
+    def run_op(self, func, args, kwargs):
+        name = func.overloadpacket.__name__
+        if name in DATA_DEPENDENT and self.values == "none":
+            self._data_dependent(name)
+        flat, spec = tree_flatten((args, kwargs))
+        if self.values == "none" and name in ("index", "index_put", "index_put_", "_index_put_impl_"):
+            for x in flat[1:]:
+                if isinstance(x, torch.Tensor) and x.dtype in (torch.bool, torch.uint8):
+                    self._data_dependent(name + " with a boolean mask")
+        _C._sim_push_op(name)
+        staged = []  # CPU tensors copied to the device for this op
+        try:
+            wrapped = {}
+            unwrapped = []
+            for x in flat:
+                if isinstance(x, SimTensor):
+                    wrapped[id(x._elem)] = x
+                    unwrapped.append(x._elem)
+                elif isinstance(x, torch.Tensor) and x.device.type == "cpu" and x.dim() > 0:
+                    # Copied as a new contiguous tensor: its elements, not its whole storage.
+                    staged.append(self._allocate(x.numel() * x.element_size(),
+                                                 f"{name}: CPU tensor copied to the device"))
+                    unwrapped.append(x if self.values == "cpu" else torch.empty_like(x, device=_META))
+                elif isinstance(x, torch.device) and x.type == "cuda":
+                    unwrapped.append(self._dev)
+                else:
+                    unwrapped.append(x)
+            uargs, ukwargs = tree_unflatten(unwrapped, spec)
+            try:
+                out = func(*uargs, **ukwargs)
+            except NotImplementedError as e:
+                if "Meta" not in str(e):
+                    raise
+                out = self._without_meta_kernel(func, unwrapped, spec)
+            out_flat, out_spec = tree_flatten(out)
+            result = []
+            outputs = []
+            for o in out_flat:
+                if isinstance(o, torch.Tensor) and id(o) in wrapped:
+                    result.append(wrapped[id(o)])
+                elif isinstance(o, torch.Tensor) and o.device == self._dev:
+                    result.append(self.wrap(o, f"{name} {list(o.shape)}"))
+                    outputs.append(o)
+                else:
+                    result.append(o)
+            for label, nbytes in temporaries(name, unwrapped, outputs):
+                staged.append(self._allocate(nbytes, label))
+            return tree_unflatten(result, out_spec)
+        finally:
+            for block in staged:
+                self._free(block)
+            _C._sim_pop_op()
+
+    @staticmethod
+    def _without_meta_kernel(func, unwrapped, spec):
+        """Runs an op that has no meta kernel in the installed PyTorch (1.13: topk among others)
+        on uninitialised CPU tensors of the same sizes and strides, and returns its outputs as
+        meta tensors: only their sizes, strides and dtypes are used. The caller has excluded
+        the ops whose output sizes depend on the values."""
+        meta_of = {}  # id of a CPU stand-in -> the meta tensor (an in-place op returns it)
+
+        def to_cpu(x):
+            if isinstance(x, torch.Tensor) and x.device.type == "meta":
+                cpu = torch.empty_strided(x.size(), x.stride(), dtype=x.dtype)
+                meta_of[id(cpu)] = x
+                return cpu
+            if isinstance(x, torch.device) and x.type == "meta":
+                return torch.device("cpu")
+            return x
+        cpu_args = [to_cpu(x) for x in unwrapped]
+        uargs, ukwargs = tree_unflatten(cpu_args, spec)
+        out = func(*uargs, **ukwargs)
+        flat, out_spec = tree_flatten(out)
+
+        def to_meta(o):
+            if not isinstance(o, torch.Tensor):
+                return o
+            if id(o) in meta_of:
+                return meta_of[id(o)]
+            return torch.empty_strided(o.size(), o.stride(), dtype=o.dtype, device=_META)
+        return tree_unflatten([to_meta(o) for o in flat], out_spec)
+
+    def _data_dependent(self, what):
+        raise DataDependentError(
+            f"matmulviz.simulate: {what} needs the values of a CUDA tensor, and simulated CUDA "
+            f"tensors have none (at {user_frame()}). Run with --values cpu (values=\"cpu\": "
+            "computed on the CPU too, slower), or keep such tensors on the CPU.")
+
+    # ---- torch functions (the TorchFunctionMode)
+    def function(self, func, args, kwargs):
+        self_arg = args[0] if args else None
+        if func is torch.Tensor.cuda:
+            if isinstance(self_arg, SimTensor):
+                return self_arg
+            return self._to_device(self_arg, None)
+        if func is torch.Tensor.to:
+            return self._to(args, kwargs)
+        if func in _DROPOUT and isinstance(self_arg, SimTensor):
+            return self._dropout(*args, **kwargs)
+        if isinstance(self_arg, SimTensor) and func in (
+                torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.tolist, torch.Tensor.item):
+            if self.values == "none":
+                self._data_dependent(f"Tensor.{func.__name__}()")
+            # The values, as a CPU tensor of their own (not linked to autograd's graph).
+            return func(self_arg._elem.detach().clone(), *args[1:], **kwargs)
+        if "device" in kwargs and _is_cuda(kwargs["device"]):
+            kwargs = dict(kwargs, device=self._dev)
+            out = func(*args, **kwargs)
+            out = self._wrap_factory(out, func.__name__)
+        else:
+            out = func(*args, **kwargs)
+        if self._pending_saved:
+            self._name_saved(out)
+        return out
+
+    def _dropout(self, input, p=0.5, training=True, inplace=False):
+        """Dropout as on a CUDA tensor: PyTorch's C++ picks the fused native_dropout (a bool
+        mask saved for backward) only for CUDA inputs (aten/src/ATen/native/Dropout.cpp,
+        is_fused_kernel_acceptable), and a SimTensor is meta to C++; so it is called here."""
+        if not training or p == 0 or inplace or not 0 < p < 1:
+            with torch._C.DisableTorchFunction():
+                return torch.nn.functional.dropout(input, p, training, inplace)
+        out = torch.native_dropout(input, p, True)[0]
+        if self._pending_saved:
+            self._name_saved(out)
+        return out
+
+    def _wrap_factory(self, out, name):
+        if (isinstance(out, torch.Tensor) and not isinstance(out, SimTensor)
+                and out.device == self._dev):
+            return self.wrap(out.detach(), f"{name} {list(out.shape)}", out.requires_grad)
+        return out
+
+    def _to_device(self, t, dtype):
+        """A CPU tensor copied to the device (Tensor.cuda(), .to("cuda")): a new block."""
+        _C._sim_push_op("to")
+        try:
+            if self.values == "cpu":
+                meta = t.detach().to(dtype=dtype or t.dtype, copy=True)
+            else:
+                meta = torch.empty_like(t, device=_META, dtype=dtype or t.dtype)
+            # A CPU tensor that requires grad gives a leaf here (PyTorch: a ToCopyBackward0
+            # node back to the CPU tensor, whose .grad the simulation does not fill).
+            return self.wrap(meta, f"to(cuda) {list(t.shape)}", t.requires_grad)
+        finally:
+            _C._sim_pop_op()
+
+    def _to(self, args, kwargs):
+        t = args[0]
+        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*args[1:], **kwargs)
+        simulated = device is not None and device.type in ("cuda", "meta")
+        if len(args) > 1 and isinstance(args[1], SimTensor):
+            simulated = True  # .to(other): other's C++ device is the wrapped one's
+        if isinstance(t, SimTensor):
+            if device is not None and not simulated:
+                if self.values == "none":
+                    self._data_dependent(f"Tensor.to({device})")
+                return t._elem.detach().to(device=device, dtype=dtype, copy=True)
+            fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": kwargs.get("copy", False)}
+            if memory_format is not None:
+                fwd["memory_format"] = memory_format
+            return torch.Tensor.to(t, self._dev, **fwd)
+        if simulated and isinstance(t, torch.Tensor):
+            return self._to_device(t, dtype)
+        return torch.Tensor.to(*args, **kwargs)
+
+    # ---- autograd's saved tensors
+    def _pack(self, t):
+        if not isinstance(t, SimTensor):
+            return t
+        saved = _Saved(t.detach(), self.block_id(t))
+        self._pending_saved.append(saved)
+        return saved
+
+    @staticmethod
+    def _unpack(saved):
+        return saved.tensor if isinstance(saved, _Saved) else saved
+
+    def _name_saved(self, out):
+        node = None
+        for o in tree_flatten(out)[0]:
+            if isinstance(o, torch.Tensor) and o.grad_fn is not None:
+                node = type(o.grad_fn).__name__
+                break
+        why = f"saved for backward by {node}" if node else "saved for backward"
+        for saved in self._pending_saved:
+            saved.why = why
+            if saved.block >= 0:
+                _C._sim_holder(saved.block, why, +1)
+        self._pending_saved.clear()
+
+    # ---- backward: what it allocates is "gradients"
+    def in_backward(self, fn, *args, **kwargs):
+        previous = _C._sim_set_default_category("gradients")
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _C._sim_set_default_category(previous)

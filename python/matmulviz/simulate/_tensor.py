@@ -1,0 +1,85 @@
+"""SimTensor: a CUDA tensor of the simulation. It wraps a meta tensor (sizes, strides, dtype, no
+data) and says "cuda:0" where a program asks from Python (.device, .is_cuda, printing). Every
+aten op on it goes to the running Simulation (__torch_dispatch__), which runs the op on the meta
+tensors and accounts the outputs' storages in the caching-allocator model.
+
+Why the C++ device is meta, not cuda: PyTorch's autograd records each input's device stream
+when it builds a node, which needs a CUDA device guard; a CPU-only PyTorch (Debian's 1.13) has
+none and aborts. So the wrapper is a meta tensor to C++ and a CUDA tensor to Python code."""
+
+import torch
+
+CUDA = torch.device("cuda", 0)
+
+_simulation = None  # the running Simulation (set by Simulation.__enter__)
+
+
+def current_simulation():
+    if _simulation is None:
+        raise RuntimeError("matmulviz.simulate: a simulated CUDA tensor was used after its "
+                           "simulation ended")
+    return _simulation
+
+
+def set_simulation(sim):
+    global _simulation
+    _simulation = sim
+
+
+class SimTensor(torch.Tensor):
+    """A data-less CUDA tensor; `_elem` is the meta tensor it wraps."""
+
+    @staticmethod
+    def __new__(cls, elem):
+        r = torch.Tensor._make_wrapper_subclass(
+            cls, elem.size(), strides=elem.stride(), storage_offset=elem.storage_offset(),
+            dtype=elem.dtype, layout=elem.layout, device=elem.device,
+            requires_grad=elem.requires_grad)
+        r._elem = elem
+        return r
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return current_simulation().run_op(func, args, kwargs or {})
+
+    @property
+    def device(self):
+        return CUDA
+
+    @property
+    def is_cuda(self):
+        return True
+
+    @property
+    def is_meta(self):
+        return False
+
+    def get_device(self):
+        return 0
+
+    # nn.Parameter(t) of a tensor subclass sets t._is_param (1.13 and 2.x): the simulation
+    # notes the block as a parameter's.
+    @property
+    def _is_param(self):
+        return getattr(self, "_sim_is_param", False)
+
+    @_is_param.setter
+    def _is_param(self, value):
+        self._sim_is_param = value
+        if value and _simulation is not None:
+            _simulation.note_parameter(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        extra = ""
+        if self.dtype != torch.get_default_dtype():
+            extra += f", dtype={self.dtype}"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor(..., device='cuda:0', size={tuple(self.shape)}{extra})"
+
+    def __reduce_ex__(self, proto):
+        raise RuntimeError("matmulviz.simulate: a simulated CUDA tensor has no values to save")

@@ -1,0 +1,32 @@
+"""Where PyTorch 1.13 and 2.x differ for the simulation, one function each, chosen by what the
+installed PyTorch has (tried: 1.13 (Debian's python3-torch); the 2.x paths follow 2.x's API and
+are not yet run by a test here)."""
+
+import torch
+
+
+def storage_key(t):
+    """An id of the storage that `t` (a meta tensor) views: equal for views of one storage while
+    it lives. 2.x: the untyped storage's StorageImpl; 1.13 (no untyped_storage()): the same
+    StorageImpl reached through the typed storage."""
+    if hasattr(t, "untyped_storage"):
+        return t.untyped_storage()._cdata
+    return t.storage()._cdata
+
+
+def storage_nbytes(t):
+    """The bytes of the storage `t` views (what the CUDA caching allocator is asked for)."""
+    if hasattr(t, "untyped_storage"):
+        return t.untyped_storage().nbytes()
+    return t.storage().nbytes()
+
+
+def out_of_memory_error():
+    """torch.cuda.OutOfMemoryError (1.13 and 2.x have it); RuntimeError before it existed."""
+    return getattr(torch.cuda, "OutOfMemoryError", RuntimeError)
+
+
+def version():
+    """(major, minor) of the installed PyTorch."""
+    parts = torch.__version__.split(".")
+    return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)

@@ -1,0 +1,82 @@
+// The simulated CUDA device's caching-allocator model as a plain allocator, for
+// matmulviz.simulate: real PyTorch runs the program on data-less tensors and asks this model for
+// every block its CUDA tensors would take (python/matmulviz/simulate/). The blocks go through the
+// same CachingAllocator (core/memory/caching_allocator.h) as matmulviz.torch's tensors, so the
+// recorder, memory_stats() and the report see them alike.
+#include "core/ops/gemm_kernel.h"
+#include "python/src/bindings.h"
+#include "python/src/runtime.h"
+
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace py = pybind11;
+
+namespace matmulviz::python {
+
+namespace {
+
+CachingAllocator& allocator() {
+  return Runtime::instance().cuda()->allocator();
+}
+
+MemoryCategory categoryNamed(const std::string& name) {
+  const auto c = memoryCategoryFromName(name);
+  if (!c)
+    throw std::invalid_argument("unknown memory category \"" + name +
+                                "\" (inputs, gathered copy, outputs, saved for backward, "
+                                "gradients, other)");
+  return *c;
+}
+
+}  // namespace
+
+void bindSimulate(py::module_& m) {
+  m.def(
+      "_sim_allocate",
+      [](int64_t requestedBytes, const std::string& label) {
+        if (requestedBytes < 0) throw std::invalid_argument("_sim_allocate: negative size");
+        const CachingAllocator::Allocation a = allocator().allocate(requestedBytes, label);
+        return std::make_pair(a.id, a.blockBytes);
+      },
+      "Allocates `requested_bytes` on the simulated CUDA device's caching-allocator model under "
+      "the current op; returns (allocation id, block bytes). Raises OutOfMemoryError with "
+      "PyTorch's message.");
+  m.def(
+      "_sim_free", [](int64_t id) { allocator().free(id); },
+      "Returns block `id` to the cache (the last reference to its storage died).");
+  m.def(
+      "_sim_set_label",
+      [](int64_t id, const std::string& label) { allocator().setLabel(id, label); },
+      "Renames allocation `id`.");
+  m.def(
+      "_sim_set_category",
+      [](int64_t id, const std::string& name) { allocator().setCategory(id, categoryNamed(name)); },
+      "Says what allocation `id` holds (a memory category's name).");
+  m.def(
+      "_sim_set_default_category",
+      [](const std::string& name) {
+        return std::string(memoryCategoryName(allocator().setDefaultCategory(categoryNamed(name))));
+      },
+      "The category of the allocations made from now on; returns the previous one.");
+  m.def(
+      "_sim_holder",
+      [](int64_t id, const std::string& why, int delta) {
+        allocator().notifyHolder(id, why, delta);
+      },
+      "Something besides a variable starts (+1) or stops (-1) keeping allocation `id` alive.");
+  m.def(
+      "_sim_push_op", [](const std::string& name) { allocator().pushOp(name); },
+      "The op that the next allocations belong to (pair with _sim_pop_op).");
+  m.def("_sim_pop_op", [] { allocator().popOp(); });
+  m.def("_blas_compatible", &detail::blasCompatible, py::arg("rows"), py::arg("cols"),
+        py::arg("row_stride"), py::arg("col_stride"),
+        "Whether a [rows, cols] matrix with these strides (elements) is a BLAS operand as it is; "
+        "else the engine's mm/bmm copy it contiguous first, as PyTorch's "
+        "prepare_matrix_for_cublas does (core/ops/gemm_kernel.h).");
+}
+
+}  // namespace matmulviz::python
