@@ -1,6 +1,7 @@
 // The Budget view's models, GUI-free: the explorer plans the example graphs, the nodes,
 // frontier and timeline models pass QAbstractItemModelTester while the budget moves, the
-// timeline is consistent with the plan, and the layered layout never overlaps two nodes.
+// timeline is consistent with the plan, the layered layout never overlaps two nodes, and
+// dominated plans are told from the frontier's.
 
 #include "ui/models/budget_explorer.h"
 #include "ui/models/budget_frontier_model.h"
@@ -21,6 +22,13 @@ using partitioner::NodeId;
 using partitioner::PlanRoute;
 
 namespace {
+
+FrontierPoint plan(int64_t bytes, int64_t flops) {
+  FrontierPoint p;
+  p.activationBytes = bytes;
+  p.recomputeFlops = flops;
+  return p;
+}
 
 void addExamples() {
   QTest::addColumn<QString>("example");
@@ -194,6 +202,57 @@ class TestBudgetModels : public QObject {
     QVERIFY(w5 && mm5);
     QCOMPARE(layout.places[layout.indexOf(*w5)].layer + 1,
              layout.places[layout.indexOf(*mm5)].layer);
+  }
+
+  // Pareto dominance over (activation bytes, extra FLOPs), both minimised: a plan is dominated
+  // when another is no worse in both and better in one; equal plans do not dominate each other.
+  void dominance_data() {
+    QTest::addColumn<QVector<FrontierPoint>>("points");
+    QTest::addColumn<QVector<int>>("dominatedBy");
+    QTest::newRow("a frontier") << QVector<FrontierPoint>{plan(0, 90), plan(10, 40), plan(20, 0)}
+                                << QVector<int>{-1, -1, -1};
+    QTest::newRow("more memory, same FLOPs")
+        << QVector<FrontierPoint>{plan(0, 90), plan(10, 40), plan(15, 40), plan(20, 0)}
+        << QVector<int>{-1, -1, 1, -1};
+    QTest::newRow("more of both") << QVector<FrontierPoint>{plan(0, 90), plan(30, 50), plan(20, 0)}
+                                  << QVector<int>{-1, 2, -1};
+    QTest::newRow("same memory, more FLOPs")
+        << QVector<FrontierPoint>{plan(7, 90), plan(7, 60)} << QVector<int>{1, -1};
+    QTest::newRow("equal plans") << QVector<FrontierPoint>{plan(5, 5), plan(5, 5)}
+                                 << QVector<int>{-1, -1};
+    QTest::newRow("one plan") << QVector<FrontierPoint>{plan(5, 5)} << QVector<int>{-1};
+  }
+  void dominance() {
+    QFETCH(QVector<FrontierPoint>, points);
+    QFETCH(QVector<int>, dominatedBy);
+    for (int i = 0; i < points.size(); ++i) QCOMPARE(dominatingPlan(points, i), dominatedBy[i]);
+    QCOMPARE(dominatingPlan(points, -1), -1);
+    QCOMPARE(dominatingPlan(points, int(points.size())), -1);
+  }
+
+  // The model's Dominated column and tooltip agree with dominatingPlan on every example's sweep.
+  void modelNamesDominatedPlans_data() { addExamples(); }
+  void modelNamesDominatedPlans() {
+    QFETCH(QString, example);
+    BudgetExplorer explorer;
+    explorer.setGraph(makeBudgetExample(example), example);
+    BudgetFrontierModel frontier;
+    frontier.setExplorer(&explorer);
+    QVERIFY(frontier.rowCount() >= 2);
+    int onFrontier = 0;
+    for (int r = 0; r < frontier.rowCount(); ++r) {
+      const int by = dominatingPlan(explorer.frontier(), r);
+      const QModelIndex cell = frontier.index(r, BudgetFrontierModel::Dominated);
+      QCOMPARE(frontier.data(cell, BudgetFrontierModel::RawRole).toBool(), by >= 0);
+      QCOMPARE(frontier.toolTip(r).contains("Not on the frontier"), by >= 0);
+      if (by >= 0) {
+        QCOMPARE(frontier.data(cell).toString(), "by " + budgetRangeText(frontier.point(by)));
+      } else {
+        QVERIFY(frontier.data(cell).toString().isEmpty());
+        ++onFrontier;
+      }
+    }
+    QVERIFY(onFrontier >= 1);
   }
 };
 

@@ -1,7 +1,8 @@
 // The Budget view offscreen, as a user drives it: the slider and the spin box re-plan, the
 // graph's colours, the summary, the frontier's current point and the timeline follow; clicking
-// a frontier point chooses its plan; the solver can change; node boxes never overlap each other
-// nor the size labels, in the view and at the export size, for every example graph.
+// a frontier point chooses its plan; dominated plans are drawn apart from the frontier; the
+// solver can change; node boxes never overlap each other nor the size labels, in the view and at
+// the export size, for every example graph.
 
 #include "ui/charts/budget_frontier_chart.h"
 #include "ui/charts/budget_graph_chart.h"
@@ -19,6 +20,7 @@
 #include <QDoubleSpinBox>
 #include <QSlider>
 #include <QtTest/QtTest>
+#include <algorithm>
 
 using namespace matmulviz;
 using namespace matmulviz::ui;
@@ -108,6 +110,48 @@ class TestBudgetView : public QObject {
     QCOMPARE(view.budget(), view.frontierModel()->point(target).budgetLo);
     QCOMPARE(view.frontierModel()->currentRow(), target);
     QVERIFY(!chart->hoverText(at).isEmpty());
+  }
+
+  // The chain's budget-1 plan keeps 10 MiB and recomputes nothing, budget 0.5's keeps 5 MiB and
+  // recomputes nothing either: the first is dominated. Dominated plans are their own hollow
+  // series, named in the legend, left out of the frontier's line, and their tooltip and CSV row
+  // say so; every other plan is a disc on the line.
+  void dominatedPlansStandApart() {
+    BudgetView view;
+    view.resize(1250, 860);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraph(makeBudgetExample("mm-cos-chain"), "chain");
+    BudgetFrontierChart* chart = view.frontierChart();
+    chart->replotNow();
+    const BudgetFrontierModel* model = view.frontierModel();
+    int dominated = 0;
+    for (int r = 0; r < model->rowCount(); ++r) dominated += model->isDominated(r);
+    const int onFrontier = model->rowCount() - dominated;
+    QVERIFY(dominated >= 1 && onFrontier >= 2);
+    const int last = model->rowCount() - 1;  // budget 1
+    QVERIFY(model->isDominated(last));
+    QCOMPARE(model->point(last).budgetHi, 1.0);
+    const QStringList series = chart->seriesNames();
+    const auto dominatedSeries = std::find_if(series.begin(), series.end(), [](const QString& s) {
+      return s.startsWith("dominated plans");
+    });
+    QVERIFY2(dominatedSeries != series.end(), qPrintable(series.join(" | ")));
+    QCOMPARE(chart->pointCount(*dominatedSeries), dominated);
+    QCOMPARE(chart->pointCount("plans on the frontier"), onFrontier);
+    QCOMPARE(chart->pointCount("frontier"), onFrontier);  // the dashed line
+    const QPoint at = chart->pointPixel(last).toPoint();
+    QCOMPARE(chart->rowAt(at), last);
+    QVERIFY2(chart->hoverText(at).contains("Not on the frontier: budget"),
+             qPrintable(chart->hoverText(at)));
+    const QStringList rows = chart->csv().split('\n', Qt::SkipEmptyParts);
+    QVERIFY(rows.first().endsWith(",dominated,current"));
+    QCOMPARE(rows.size(), model->rowCount() + 1);
+    int dominatedRows = 0;
+    for (const QString& row : rows.mid(1)) dominatedRows += row.section(',', -2, -2) == "1";
+    QCOMPARE(dominatedRows, dominated);
+    view.setBudget(1);
+    savePng(view, "budget-view-dominated");
   }
 
   void solverChoice() {

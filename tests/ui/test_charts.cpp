@@ -46,6 +46,8 @@ class TestCharts : public QObject {
   void heatmap();
   void heatmapPdfEmbedsTheCells();
   void ladder();
+  void ladderRates_data();
+  void ladderRates();
   void exportFormats_data();
   void exportFormats();
   void logAndPresentationKeepTheSeries();
@@ -406,6 +408,35 @@ void TestCharts::ladder() {
   }
   QVERIFY2(labels.contains("253 us"), qPrintable(labels.join(" | ")));
   QVERIFY2(labels.contains("31.0 ns   8160x"), qPrintable(labels.join(" | ")));
+  const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
+  if (!lookAt.isEmpty()) {
+    chart.setRungs(LadderChart::rungsFromLadder(lesson));
+    QVERIFY(chart.exportTo(lookAt + "/speed-ladder.png", {1200, 400}));
+  }
+}
+
+// A rung's note gives its rate as the app's tables do (core/util/format_units.h's formatRate):
+// a prefix, 3 significant digits, never an exponent ("8.15e+03 GFLOP/s" before).
+void TestCharts::ladderRates_data() {
+  QTest::addColumn<double>("gflops");
+  QTest::addColumn<QString>("note");
+  QTest::newRow("cuBLAS on an H200") << 8150.0 << "one sgemm (8.15 T FLOP/s)";
+  QTest::newRow("BLAS on a laptop") << 8.0 << "one sgemm (8.00 G FLOP/s)";
+  QTest::newRow("simulated") << 0.004 << "one sgemm (4.00 M FLOP/s)";
+  QTest::newRow("beyond tera") << 2.5e6 << "one sgemm (2500 T FLOP/s)";
+}
+
+void TestCharts::ladderRates() {
+  QFETCH(double, gflops);
+  QFETCH(QString, note);
+  kernels::LadderReport report;
+  report.rungs = {{"blas", "one sgemm", true, "", 0.001, 8.0, 1, 1e-7}};
+  report.rungs[0].gflops = gflops;
+  const auto rungs = LadderChart::rungsFromLadder(report);
+  QCOMPARE(rungs[0].note, note);
+  LadderChart chart;
+  chart.setRungs(rungs);
+  QVERIFY(chart.csv().contains(note));
 }
 
 void TestCharts::exportFormats_data() {

@@ -10,13 +10,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace matmulviz::ui {
 
 namespace {
 
 constexpr double kGiga = 1e9;
+
+// Grey: a plan drawn but not on the frontier.
+QColor dominatedColor() {
+  return QColor(140, 140, 140);
+}
 
 }  // namespace
 
@@ -120,24 +124,42 @@ void BudgetFrontierChart::addPoints() {
   QCustomPlot* p = plot();
   const int n = model_->rowCount();
   QVector<double> x, y;
+  QVector<double> frontX, frontY, domX, domY;  // on the frontier, dominated
   for (int r = 0; r < n; ++r) {
     x << model_->point(r).activationBytes / kMiB;
     y << model_->point(r).recomputeFlops / kGiga;
+    (model_->isDominated(r) ? domX : frontX) << x.back();
+    (model_->isDominated(r) ? domY : frontY) << y.back();
   }
   QCPGraph* g = p->addGraph();
-  g->setName(QStringLiteral("distinct plans"));
+  g->setName(QStringLiteral("plans on the frontier"));
   g->setPen(QPen(seriesColor(0), lineWidth()));
   g->setLineStyle(QCPGraph::lsNone);
   g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(0), 9));
-  g->setData(x, y);
-  // The plans joined in memory order: the frontier's shape.
-  QVector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  g->setData(frontX, frontY);
+  if (!domX.isEmpty()) {
+    // Hollow and grey, outside the frontier's line: another plan saves no more memory and
+    // recomputes no more.
+    QCPGraph* d = p->addGraph();
+    d->setName(presentationMode() ? QStringLiteral("dominated plans")
+                                  : QStringLiteral("dominated plans (another saves and "
+                                                   "recomputes no more)"));
+    d->setLineStyle(QCPGraph::lsNone);
+    d->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                       QPen(dominatedColor(), presentationMode() ? 2.5 : 1.5),
+                                       Qt::NoBrush, 9));
+    d->setData(domX, domY);
+  }
+  // The frontier's plans joined in memory order: the frontier's shape.
+  QVector<int> order;
+  for (int r = 0; r < n; ++r)
+    if (!model_->isDominated(r)) order << r;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[a] < x[b]; });
   auto* curve = new QCPCurve(p->xAxis, p->yAxis);
+  curve->setName(QStringLiteral("frontier"));
   curve->setPen(QPen(seriesColor(0), 1, Qt::DashLine));
   curve->removeFromLegend();
-  for (int k = 0; k < n; ++k) curve->addData(k, x[order[k]], y[order[k]]);
+  for (int k = 0; k < order.size(); ++k) curve->addData(k, x[order[k]], y[order[k]]);
   QFont small = font();
   small.setPointSize(fontPointSize(8));
   for (int r = 0; r < n; ++r) {
@@ -147,7 +169,7 @@ void BudgetFrontierChart::addPoints() {
     label->setPadding(QMargins(6, 0, 0, 5));
     label->setClipToAxisRect(false);
     label->setFont(small);
-    label->setColor(QColor(60, 60, 60));
+    label->setColor(model_->isDominated(r) ? dominatedColor() : QColor(60, 60, 60));
     label->setText(QStringLiteral("b ") + budgetRangeText(model_->point(r)));
     labels_ << label;
   }
@@ -189,16 +211,18 @@ void BudgetFrontierChart::rebuild() {
 QString BudgetFrontierChart::csv() const {
   if (!model_ || model_->rowCount() == 0) return {};
   QString out = QStringLiteral(
-      "budget_from,budget_to,activation_bytes,extra_backward_flops,backward_flops,why,current\n");
+      "budget_from,budget_to,activation_bytes,extra_backward_flops,backward_flops,why,dominated,"
+      "current\n");
   for (int r = 0; r < model_->rowCount(); ++r) {
     const FrontierPoint& p = model_->point(r);
-    out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
+    out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
                .arg(p.budgetLo)
                .arg(p.budgetHi)
                .arg(p.activationBytes)
                .arg(p.recomputeFlops)
                .arg(p.backwardFlops)
                .arg(csvField(BudgetExplorer::routeText(p.route)))
+               .arg(model_->isDominated(r) ? 1 : 0)
                .arg(r == model_->currentRow() ? 1 : 0);
   }
   return out;

@@ -2,8 +2,11 @@
 // The Pareto frontier of a budget sweep (BudgetFrontierModel), as PyTorch's
 // visualize_memory_budget_pareto draws it with matplotlib, but interactive: activation memory
 // (MiB) against extra backward FLOPs (GFLOP, the recomputation), one point per distinct plan,
-// each labelled with its budgets, the current plan ringed. Hover a point for its plan; click it
-// to choose it (budgetClicked with the smallest budget that gives it).
+// each labelled with its budgets, the current plan ringed. Plans on the Pareto frontier are
+// filled discs joined by the frontier's dashed line in memory order; dominated plans
+// (BudgetFrontierModel::isDominated) are hollow grey circles outside the line, named so in the
+// legend and in their tooltip. Hover a point for its plan; click it to choose it
+// (budgetClicked with the smallest budget that gives it).
 
 #include "ui/charts/chart_view.h"
 
@@ -22,7 +25,8 @@ class BudgetFrontierChart : public ChartView {
   explicit BudgetFrontierChart(QWidget* parent = nullptr);
   void setModel(const BudgetFrontierModel* model);
   QString chartName() const override { return QStringLiteral("budget-frontier"); }
-  /// budgets, activation bytes, extra backward FLOPs, backward FLOPs, route, current.
+  /// budgets, activation bytes, extra backward FLOPs, backward FLOPs, route, dominated (0/1),
+  /// current (0/1).
   QString csv() const override;
   bool supportsLogScale() const override { return false; }
 

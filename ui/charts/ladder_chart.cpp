@@ -15,12 +15,16 @@ bool hasBar(const LadderChart::Rung& r) {
   return r.ok && std::isfinite(r.seconds) && r.seconds > 0;
 }
 
-// the app's one wording of times and factors ("31.0 ns", "8160x"), as in its tables
+// the app's one wording of times, factors and rates ("31.0 ns", "8160x", "8.15 T FLOP/s"), as in
+// its tables
 QString seconds(double s) {
   return QString::fromStdString(formatSeconds(s));
 }
 QString factor(double ratio) {
   return QString::fromStdString(formatFactor(ratio));
+}
+QString rate(double perSecond, const char* what) {
+  return QString::fromStdString(formatRate(perSecond, what));
 }
 
 }  // namespace
@@ -58,9 +62,8 @@ QVector<LadderChart::Rung> LadderChart::rungsFromLadder(const kernels::LadderRep
     rung.ok = r.ok;
     rung.seconds = r.ok ? r.seconds : std::nan("");
     rung.speedupOverPrevious = r.ok && r.speedup > 0 ? r.speedup : std::nan("");
-    rung.note = r.ok ? QStringLiteral("%1 (%2 GFLOP/s)")
-                           .arg(QString::fromStdString(r.what))
-                           .arg(r.gflops, 0, 'g', 3)
+    rung.note = r.ok ? QStringLiteral("%1 (%2)").arg(QString::fromStdString(r.what),
+                                                     rate(r.gflops * 1e9, "FLOP"))
                      : QStringLiteral("skipped: ") + QString::fromStdString(r.skipped);
     rungs << rung;
   }

@@ -28,7 +28,8 @@ class LadderChart : public ChartView {
   /// Rungs from (name, seconds, ok) in the given order, speed-ups computed from neighbours.
   static QVector<Rung> rungsFromTimes(const QVector<Rung>& ordered);
   /// The rungs of the lesson's ladder (kernels::runLadder): skipped rungs keep their reason
-  /// ("skipped: no CUDA device ..."); a rung's note says what ran and its GFLOP/s.
+  /// ("skipped: no CUDA device ..."); a rung's note says what ran and its rate, formatted by
+  /// core/util/format_units.h ("one sgemm (8.15 T FLOP/s)").
   static QVector<Rung> rungsFromLadder(const kernels::LadderReport& report);
 
   /// "speed-ladder" (the Kernel view's ladder of the lesson's product) unless set: the export

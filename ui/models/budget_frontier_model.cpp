@@ -9,6 +9,18 @@ QString budgetRangeText(const FrontierPoint& p) {
   return QStringLiteral("%1 to %2").arg(p.budgetLo, 0, 'f', 2).arg(p.budgetHi, 0, 'f', 2);
 }
 
+int dominatingPlan(const QVector<FrontierPoint>& points, int index) {
+  if (index < 0 || index >= points.size()) return -1;
+  const FrontierPoint& p = points[index];
+  for (int q = 0; q < points.size(); ++q) {
+    const FrontierPoint& o = points[q];
+    if (o.activationBytes <= p.activationBytes && o.recomputeFlops <= p.recomputeFlops &&
+        (o.activationBytes < p.activationBytes || o.recomputeFlops < p.recomputeFlops))
+      return q;
+  }
+  return -1;
+}
+
 BudgetFrontierModel::BudgetFrontierModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void BudgetFrontierModel::setExplorer(const BudgetExplorer* explorer) {
@@ -28,17 +40,30 @@ void BudgetFrontierModel::setExplorer(const BudgetExplorer* explorer) {
   endResetModel();
 }
 
+int BudgetFrontierModel::dominatingRow(int row) const {
+  return explorer_ ? dominatingPlan(explorer_->frontier(), row) : -1;
+}
+
 QString BudgetFrontierModel::toolTip(int row) const {
   if (row < 0 || row >= rowCount()) return {};
   const FrontierPoint& p = point(row);
-  return QStringLiteral(
-             "budget %1: %2 of activations saved (%3 values), %4 recomputed in the "
-             "backward (%5 ops)\n%6\nClick to choose this plan.")
-      .arg(budgetRangeText(p), QString::fromStdString(formatSize(p.activationBytes)))
-      .arg(p.saved)
-      .arg(flopsText(p.recomputeFlops))
-      .arg(p.recomputed)
-      .arg(BudgetExplorer::routeText(p.route));
+  QString text = QStringLiteral(
+                     "budget %1: %2 of activations saved (%3 values), %4 recomputed in the "
+                     "backward (%5 ops)\n%6\n")
+                     .arg(budgetRangeText(p), QString::fromStdString(formatSize(p.activationBytes)))
+                     .arg(p.saved)
+                     .arg(flopsText(p.recomputeFlops))
+                     .arg(p.recomputed)
+                     .arg(BudgetExplorer::routeText(p.route));
+  const int by = dominatingRow(row);
+  if (by >= 0) {
+    const FrontierPoint& q = point(by);
+    text += QStringLiteral(
+                "Not on the frontier: budget %1 saves %2 and recomputes %3, no more of either.\n")
+                .arg(budgetRangeText(q), QString::fromStdString(formatSize(q.activationBytes)),
+                     flopsText(q.recomputeFlops));
+  }
+  return text + QStringLiteral("Click to choose this plan.");
 }
 
 int BudgetFrontierModel::rowCount(const QModelIndex& parent) const {
@@ -72,6 +97,11 @@ QVariant BudgetFrontierModel::data(const QModelIndex& index, int role) const {
       return p.saved;
     case Recomputed:
       return p.recomputed;
+    case Dominated: {
+      const int by = dominatingRow(index.row());
+      if (raw) return by >= 0;
+      return by >= 0 ? QStringLiteral("by %1").arg(budgetRangeText(point(by))) : QString();
+    }
     case Current:
       return raw ? QVariant(current) : QVariant(current ? QStringLiteral("current") : QString());
   }
@@ -82,7 +112,8 @@ QVariant BudgetFrontierModel::headerData(int section, Qt::Orientation orientatio
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* const names[] = {
       "budgets", "activation memory", "extra backward FLOPs", "backward FLOPs",
-      "why",     "saved values",      "recomputed ops",       "current"};
+      "why",     "saved values",      "recomputed ops",       "dominated",
+      "current"};
   return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
 }
 
