@@ -65,6 +65,9 @@ void Runtime::setMode(CudaMode mode) {
 
 void Runtime::setPyTorchModel(PyTorchModel model) {
   model.architecture();  // throws for an unknown GPU before anything changes
+  if (model.version == pytorch_.version && model.gpu == pytorch_.gpu &&
+      model.cublasWorkspaceConfig == pytorch_.cublasWorkspaceConfig)
+    return;
   replaceDevice();
   pytorch_ = std::move(model);
 }

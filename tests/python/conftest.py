@@ -10,6 +10,18 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def forum_pytorch():
+    """The memory tests here pin the rules of the forum post's PyTorch (1.x: no cuBLAS
+    workspace counted), and so do the scripts they run in other processes. The tests of
+    PyTorch 2.x's numbers (test_gpu_memcases.py, test_gpu_forum.py) choose it explicitly."""
+    import matmulviz
+
+    os.environ["MATMULVIZ_PYTORCH"] = "forum"
+    matmulviz.set_pytorch("forum")
+    yield
+
+
 @pytest.fixture
 def empty_device():
     """Data mode, everything earlier tests left to the garbage collector freed, the cache
