@@ -291,7 +291,8 @@ class TestStrategies : public QObject {
              workspace);
     QCOMPARE(qint64(today.runs[0].peak.allocatedBytes - forum.runs[0].peak.allocatedBytes),
              workspace);
-    QCOMPARE(toMiBFloor(forum.runs[0].current.allocatedBytes), gradA ? 2144 : 96);
+    QCOMPARE(toMiBFloor(forum.runs[0].current.allocatedBytes),
+             gradA && strategy != "strategy2" ? 2144 : 96);  // the post's curMem
     QVERIFY(today.pytorch && today.pytorch->version == PyTorchVersion::V2);
     bool named = false;
     for (const KeptAlive& k : today.runs[0].keptAlive)
@@ -326,7 +327,8 @@ class TestStrategies : public QObject {
     c.repeats = 1;
     c.requiresGrad.c = true;
     c.backward = true;
-    c.backwardLimitSeconds = 1;  // scaled down from the CLI's 60 s to keep the test quick
+    c.backwardLimitSeconds = 1;       // scaled down from the CLI's 60 s to keep the test quick
+    c.pytorch = forumPyTorchModel();  // the estimate below has no autograd-thread workspace
     StrategyRunner runner(c, makeRandomInputs(c.workload, 0));
     const StrategyRun r = runner.run().runs.at(0);
     QCOMPARE(int(r.backward.status), int(BackwardOutcome::Status::Skipped));
