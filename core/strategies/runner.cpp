@@ -208,7 +208,7 @@ StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutpu
 const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
   if (auto it = dryRuns_.find(s.name); it != dryRuns_.end()) return it->second;
   const Workload& w = config_.workload;
-  auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
+  auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false, config_.pytorch});
   Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
   Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
   a.setRequiresGrad(config_.requiresGrad.a);
