@@ -145,9 +145,9 @@ QStringList writeReportFiles(const StrategiesReport& report, const ui::RunHistor
 /// status 2 when the report or an option is refused, 1 when writing fails or a run in the
 /// report failed.
 int exportReport(const Options& o, const CLI::App& cmd) {
-  for (const char* runOption :
-       {"--preset", "--n", "--m", "--i", "--j", "--k", "--batch", "--dtype", "--requires-grad",
-        "--strategies", "--repeats", "--seed", "--device", "--device-memory", "--backward"})
+  for (const char* runOption : {"--preset", "--n", "--m", "--i", "--j", "--k", "--batch", "--dtype",
+                                "--requires-grad", "--strategies", "--repeats", "--seed",
+                                "--device", "--device-memory", "--pytorch", "--gpu", "--backward"})
     if (cmd.get_option(runOption)->count() > 0) {
       std::cerr << "matmulviz-cli export: " << runOption
                 << " is not allowed with --report (the report's runs are drawn as they are)\n";

@@ -92,6 +92,14 @@ void addScenarioOptions(CLI::App& cmd, ScenarioOptions& o, ScenarioDefaults defa
   option("--seed", o.seed, "seed of the random a, c, q and grad_output", "0", "INT");
   text("--device", o.device, deviceHelp, "DEVICE");
   text("--device-memory", o.deviceMemory, "capacity of the simulated device, e.g. 1GiB", "SIZE");
+  option("--pytorch", o.pytorch,
+         "the PyTorch the memory model follows: 2.x (each thread's cuBLAS workspace is "
+         "allocated through the caching allocator, 32 MiB on sm_90) or forum (the forum post's "
+         "PyTorch: no workspace counted; the seed000 presets' choice)",
+         "2.x", "VERSION");
+  option("--gpu", o.gpu,
+         "the GPU architecture the memory model sizes buffers for: " + gpuArchitectureKeys(),
+         "h200", "GPU");
   cmd.add_flag("--backward", o.backward,
                "also run backward with a random grad_output and check dA, dC");
 }
@@ -111,6 +119,14 @@ RunConfig scenarioConfig(const ScenarioOptions& o, const CLI::App& cmd) {
     c.deviceMemoryBytes = parseByteSize(o.deviceMemory, "--device-memory");
     if (*c.deviceMemoryBytes <= 0)
       throw std::invalid_argument("--device-memory: must be more than 0 bytes, e.g. 1GiB");
+  }
+  if (given("--pytorch"))
+    c.pytorch.version = forArgument("--pytorch", [&] { return parsePyTorchVersion(o.pytorch); });
+  if (given("--gpu")) {
+    if (!findGpuArchitecture(o.gpu))
+      throw std::invalid_argument("--gpu: '" + o.gpu +
+                                  "' is not allowed (allowed: " + gpuArchitectureKeys() + ")");
+    c.pytorch.gpu = o.gpu;
   }
   if (given("--backward")) c.backward = o.backward;
   return c;

@@ -17,6 +17,7 @@ struct ScenarioOptions {
   std::string preset;  ///< empty: RunConfig's defaults (the seed's workload)
   std::string n, m, i, j, k, batch, dtype, requiresGrad, strategies, repeats, seed, device;
   std::string deviceMemory;
+  std::string pytorch, gpu;
   bool backward = false;
 };
 
@@ -27,7 +28,8 @@ enum class ScenarioDefaults {
 };
 
 /// Declares --preset, --n, --m, --i, --j, --k, --batch, --dtype, --requires-grad,
-/// --strategies, --repeats, --seed, --device, --device-memory and --backward on `cmd`, writing
+/// --strategies, --repeats, --seed, --device, --device-memory, --pytorch, --gpu and --backward
+/// on `cmd`, writing
 /// into `o` (which must outlive `cmd`). `deviceHelp` describes --device for this command.
 void addScenarioOptions(CLI::App& cmd, ScenarioOptions& o, ScenarioDefaults defaults,
                         const char* deviceHelp);

@@ -1,4 +1,5 @@
 #include "core/autograd/engine.h"
+#include "core/memory/cublas_workspace.h"
 
 #include "core/autograd/accumulate_grad.h"
 #include "core/autograd/grad_mode.h"
@@ -114,6 +115,9 @@ void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Cap
   // What a backward allocates is gradient memory (its ops' results, zeros, sums), unless the
   // code that allocates it says otherwise.
   CategoryScope gradients(root.device(), MemoryCategory::Gradients);
+  // PyTorch's engine runs a CUDA graph on its device thread, whose cuBLAS handle (and
+  // workspace) is not the caller's (core/memory/cublas_workspace.h).
+  AutogradThreadScope autogradThread;
   const Edge rootEdge = gradientEdge(root);
   std::unordered_map<Node*, int> dependencies = countDependencies(rootEdge.fn.get());
 

@@ -18,6 +18,7 @@
 // The model is exact bookkeeping; where the bytes live is the SegmentBacking's business.
 
 #include "core/memory/memory_event.h"
+#include "core/memory/pytorch_model.h"
 #include "core/memory/segment_backing.h"
 
 #include <chrono>
@@ -58,6 +59,9 @@ class CachingAllocator {
   struct Options {
     std::optional<int64_t> capacityBytes;  ///< device memory; none = unlimited
     bool recordTimeline = true;  ///< keep every event and every record (false: live ones only)
+    /// Which PyTorch on which GPU (core/memory/pytorch_model.h): decides the cuBLAS workspace
+    /// (core/memory/cublas_workspace.h) and architecture-sized kernel buffers.
+    PyTorchModel pytorch = defaultPyTorchModel();
   };
 
   /// A block handed out: its record id and where its bytes are (nullptr on meta).
@@ -156,6 +160,18 @@ class CachingAllocator {
   /// counters are kept either way. For a long-lived device that records only part of its life.
   void setRecordTimeline(bool on) { options_.recordTimeline = on; }
 
+  /// The cuBLAS workspace of thread `thread` (a CudaThread, core/memory/cublas_workspace.h):
+  /// nullopt before the thread's first cuBLAS call, then its allocation id (-1: a 0-byte
+  /// workspace, no block). Kept by useCublasHandle(); the block is never freed.
+  std::optional<int64_t> cublasWorkspace(int thread) const {
+    auto it = cublasWorkspaces_.find(thread);
+    if (it == cublasWorkspaces_.end()) return std::nullopt;
+    return it->second;
+  }
+  void setCublasWorkspace(int thread, int64_t allocationId) {
+    cublasWorkspaces_[thread] = allocationId;
+  }
+
  private:
   struct Segment;
   struct Block {
@@ -209,6 +225,7 @@ class CachingAllocator {
   std::function<void(const AllocationRecord&)> observer_;
   HolderObserver holderObserver_;
   int64_t cumulativeAllocated_ = 0;
+  std::map<int, int64_t> cublasWorkspaces_;  // by CudaThread
   int64_t nextAddress_ = int64_t{1} << 32;
   int64_t nextId_ = 1;
   std::chrono::steady_clock::time_point start_;

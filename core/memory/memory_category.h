@@ -13,6 +13,9 @@
 //                       on its storage) and the caller does not
 //   gradients           grad_output and everything autograd's backward allocates (its ops'
 //                       results, zeros, sums, .grad)
+//   cuBLAS workspace    the workspace PyTorch 2.x allocates for each thread's cuBLAS handle on
+//                       its first use, kept for the life of the process
+//                       (core/memory/cublas_workspace.h)
 //   other               anything else (clones, staging copies, sums): the default
 
 #include <cstdint>
@@ -27,11 +30,13 @@ enum class MemoryCategory : uint8_t {
   Outputs,
   SavedForBackward,
   Gradients,
+  CublasWorkspace,
   Other,
 };
-constexpr int kMemoryCategoryCount = 6;
+constexpr int kMemoryCategoryCount = 7;
 
-/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other".
+/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "cuBLAS workspace",
+/// "other".
 constexpr std::string_view memoryCategoryName(MemoryCategory c) {
   switch (c) {
     case MemoryCategory::Inputs:
@@ -44,6 +49,8 @@ constexpr std::string_view memoryCategoryName(MemoryCategory c) {
       return "saved for backward";
     case MemoryCategory::Gradients:
       return "gradients";
+    case MemoryCategory::CublasWorkspace:
+      return "cuBLAS workspace";
     case MemoryCategory::Other:
       return "other";
   }

@@ -1,5 +1,7 @@
 #include "core/ops/gemm_kernel.h"
 
+#include "core/memory/cublas_workspace.h"
+
 #include "core/ops/strided_loop.h"
 #include "core/util/blas.h"
 
@@ -70,10 +72,15 @@ bool blasCompatible(int64_t rows, int64_t cols, int64_t rowStride, int64_t colSt
 }
 
 void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (!out.hasData() || !a.hasData() || !b.hasData()) return;
   const MatView va = matView(a), vb = matView(b);
   const int64_t B = va.batch, n = va.rows, m = va.cols, p = vb.cols;
   if (B == 0 || n == 0 || p == 0) return;
+  // PyTorch calls cuBLAS (and so takes the thread's handle and workspace) only for a product
+  // with work in it: an empty result or m == 0 returns or fills zeros first (addmm_out_cuda_impl,
+  // bmm_out_cuda_impl).
+  if (m > 0)
+    if (DeviceContext* device = out.device()) useCublasHandle(device->allocator());
+  if (!out.hasData() || !a.hasData() || !b.hasData()) return;
   if (ComputeBackend* be = out.compute()) {
     if (m == 0)
       be->fillZero(out);

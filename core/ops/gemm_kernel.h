@@ -14,7 +14,9 @@ bool blasCompatible(int64_t rows, int64_t cols, int64_t rowStride, int64_t colSt
 /// out: [B, n, p] contiguous; a: [B, n, m]; b: [B, m, p], any strides that pass
 /// blasCompatible (callers make operands contiguous otherwise). All three may also be 2-d
 /// ([n, p], [n, m], [m, p]: B = 1) on the host; a device with a compute backend gets 3-d
-/// operands only. No-op on meta.
+/// operands only. On an accounted device it first takes the thread's cuBLAS handle
+/// (useCublasHandle: PyTorch 2.x allocates the thread's workspace on its first use) when the
+/// product has work in it (B, n, p, m > 0). No arithmetic on meta.
 void batchedGemm(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace matmulviz::detail

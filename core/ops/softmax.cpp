@@ -3,6 +3,7 @@
 // which on CUDA allocates only the input's gradient).
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
+#include "core/memory/kernel_temporaries.h"
 #include "core/ops/pointwise_kernels.h"
 
 #include <cmath>
@@ -43,6 +44,9 @@ Tensor softmaxBackwardData(const Tensor& g, const Tensor& result, int64_t dim) {
   OpScope op(g.device(), "_softmax_backward_data");
   Tensor out =
       empty(g.sizes(), result.dtype(), g.storage().devicePtr(), "_softmax_backward_data output");
+  if (DeviceContext* device = g.device())
+    replayTemporaries(device->allocator(),
+                      softmaxBackwardTemporaries(g.numel(), elementSize(g.dtype())));
   if (!out.hasData() || !g.hasData() || !result.hasData() || out.numel() == 0) return out;
   detail::requireHostCompute(out, "_softmax_backward_data");
   NoGradGuard noGrad;

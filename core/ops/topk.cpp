@@ -3,6 +3,7 @@
 // self.sizes(), true): the gradient scattered into zeros of self's shape).
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
+#include "core/memory/kernel_temporaries.h"
 #include "core/ops/pointwise_kernels.h"
 
 #include <algorithm>
@@ -81,6 +82,10 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   OpScope op(t.device(), "topk");
   Tensor values = empty(sizes, t.dtype(), t.storage().devicePtr(), "topk values");
   Tensor indices = empty(sizes, DType::Int64, t.storage().devicePtr(), "topk indices");
+  if (DeviceContext* device = t.device(); device && n > 0)
+    replayTemporaries(device->allocator(),
+                      topkTemporaries(t.numel() / n, n, elementSize(t.dtype()),
+                                      device->allocator().options().pytorch.architecture()));
   if (values.hasData() && t.hasData() && values.numel() > 0) {
     detail::requireHostCompute(values, "topk");
     auto* pi = static_cast<int64_t*>(indices.dataPtr());

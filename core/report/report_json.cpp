@@ -47,6 +47,15 @@ nlohmann::ordered_json backwardJson(const BackwardOutcome& b) {
 
 }  // namespace
 
+nlohmann::ordered_json pytorchModelJson(const PyTorchModel& m) {
+  return {{"version", std::string(pytorchVersionName(m.version))},
+          {"gpu", m.gpu},
+          {"cublas_workspace_config", m.cublasWorkspaceConfig
+                                          ? nlohmann::ordered_json(*m.cublasWorkspaceConfig)
+                                          : nlohmann::ordered_json()},
+          {"described", m.describe()}};
+}
+
 nlohmann::ordered_json toJson(const StrategiesReport& report, TimelineInJson timelines) {
   const Workload& w = report.workload;
   nlohmann::ordered_json j = reportEnvelope("strategies");
@@ -58,6 +67,7 @@ nlohmann::ordered_json toJson(const StrategiesReport& report, TimelineInJson tim
                    {"batch", w.batch},
                    {"dtype", std::string(dtypeName(w.dtype))}};
   j["device"] = std::string(deviceKindName(report.device));
+  if (report.pytorch) j["pytorch"] = pytorchModelJson(*report.pytorch);
   j["notes"] = report.notes;
   j["runs"] = nlohmann::ordered_json::array();
   for (const StrategyRun& r : report.runs) {

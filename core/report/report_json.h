@@ -23,6 +23,10 @@ namespace matmulviz {
 
 enum class TimelineInJson { Omit, Include };
 
+/// The "pytorch" object of a report (docs/report-format.md): version, gpu,
+/// cublas_workspace_config, described.
+nlohmann::ordered_json pytorchModelJson(const PyTorchModel& model);
+
 nlohmann::ordered_json toJson(const StrategiesReport& report,
                               TimelineInJson timelines = TimelineInJson::Omit);
 

@@ -28,6 +28,7 @@ class ReportReader {
  private:
   void checkEnvelope(const nlohmann::json& doc, LoadedReport& out) const;
   Workload workload(const nlohmann::json& w, const std::string& path);
+  PyTorchModel pytorchModel(const nlohmann::json& j);
   StrategyRun run(const nlohmann::json& j, const std::string& path);
   void runMemory(const nlohmann::json& j, const std::string& path, StrategyRun& run) const;
   BackwardOutcome backward(const nlohmann::json& j, const std::string& path);
@@ -81,6 +82,25 @@ Workload ReportReader::workload(const nlohmann::json& w, const std::string& path
     r_.fail(jsonPath(path, "dtype"), "is '" + dtype + "', not a dtype");
   }
   return out;
+}
+
+PyTorchModel ReportReader::pytorchModel(const nlohmann::json& j) {
+  r_.object(j, "pytorch");
+  noteUnknown(j, "pytorch", {"version", "gpu", "cublas_workspace_config", "described"});
+  PyTorchModel m;
+  const std::string version = r_.string(r_.member(j, "pytorch", "version"), "pytorch.version");
+  try {
+    m.version = parsePyTorchVersion(version);
+  } catch (const std::exception&) {
+    r_.fail("pytorch.version", "is '" + version + "' (allowed: forum, 2.x)");
+  }
+  m.gpu = r_.string(r_.member(j, "pytorch", "gpu"), "pytorch.gpu");
+  if (!findGpuArchitecture(m.gpu))
+    r_.fail("pytorch.gpu", "is '" + m.gpu + "' (allowed: " + gpuArchitectureKeys() + ")");
+  if (j.contains("cublas_workspace_config") && !j["cublas_workspace_config"].is_null())
+    m.cublasWorkspaceConfig =
+        r_.string(j["cublas_workspace_config"], "pytorch.cublas_workspace_config");
+  return m;
 }
 
 std::vector<std::string> ReportReader::strings(const nlohmann::json& j,
@@ -218,7 +238,8 @@ LoadedReport ReportReader::read(const nlohmann::json& doc) {
     out.ignored = std::move(ignored_);
     return out;
   }
-  noteUnknown(doc, "", {"format", "version", "kind", "workload", "device", "notes", "runs"});
+  noteUnknown(doc, "",
+              {"format", "version", "kind", "workload", "device", "pytorch", "notes", "runs"});
   StrategiesReport& report = out.report;
   report.workload = workload(r_.member(doc, "", "workload"), "workload");
   const std::string device = r_.string(r_.member(doc, "", "device"), "device");
@@ -227,6 +248,7 @@ LoadedReport ReportReader::read(const nlohmann::json& doc) {
   } catch (const std::exception&) {
     r_.fail("device", "is '" + device + "' (allowed: cpu, meta, cuda)");
   }
+  if (doc.contains("pytorch")) report.pytorch = pytorchModel(doc["pytorch"]);
   if (doc.contains("notes")) report.notes = strings(doc["notes"], "notes");
   const nlohmann::json& runs = r_.array(r_.member(doc, "", "runs"), "runs");
   for (size_t x = 0; x < runs.size(); ++x) report.runs.push_back(run(runs[x], jsonPath("runs", x)));

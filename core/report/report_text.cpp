@@ -93,6 +93,12 @@ void writeTextReport(std::ostream& os, const StrategiesReport& report) {
   os << "workload: a [" << w.n << ", " << w.i << ", " << w.j << "], c [" << w.m << ", " << w.j
      << ", " << w.k << "], q [" << w.n << "], batch " << w.batch << ", " << dtypeName(w.dtype)
      << ", device " << deviceKindName(report.device) << ", requires_grad " << grads << "\n";
+  if (report.pytorch) {
+    os << "memory model: " << report.pytorch->describe();
+    if (report.pytorch->cublasWorkspaceConfig)
+      os << ", CUBLAS_WORKSPACE_CONFIG=" << *report.pytorch->cublasWorkspaceConfig;
+    os << "\n";
+  }
   for (const auto& note : report.notes) os << "note: " << note << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "\n%-10s %10s %10s %10s %10s  %-16s %11s\n", "strategy",

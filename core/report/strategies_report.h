@@ -94,6 +94,9 @@ struct StrategyRun {
 struct StrategiesReport {
   Workload workload;
   DeviceKind device = DeviceKind::Cpu;
+  /// The PyTorch and GPU the allocator model followed, with the CUBLAS_WORKSPACE_CONFIG in
+  /// effect; none in a report written before it was recorded.
+  std::optional<PyTorchModel> pytorch;
   std::vector<StrategyRun> runs;
   std::vector<std::string> notes;  ///< said once, e.g. strategy3's tail
   Tensor gradOutput;               ///< the grad_output used (host), when --backward

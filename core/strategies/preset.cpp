@@ -87,6 +87,12 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
   c.repeats = static_cast<int>(f.integer("repeats", c.repeats, 1, kMaxPresetRepeats));
   c.backward = f.boolean("backward", c.backward);
   checked(f, "device", [&] { c.device = parseDeviceKind(f.string("device", "cpu")); });
+  checked(f, "pytorch",
+          [&] { c.pytorch.version = parsePyTorchVersion(f.string("pytorch", "2.x")); });
+  checked(f, "gpu", [&] {
+    c.pytorch.gpu = f.string("gpu", c.pytorch.gpu);
+    c.pytorch.architecture();  // throws for an unknown key, naming the allowed ones
+  });
   return p;
 }
 

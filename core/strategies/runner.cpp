@@ -1,5 +1,7 @@
 #include "core/strategies/runner.h"
 
+#include "core/memory/cublas_workspace.h"
+
 #include "core/autograd/grad_mode.h"
 #include "core/memory/host_backing.h"
 #include "core/ops/flop_counter.h"
@@ -70,6 +72,12 @@ std::unordered_map<int64_t, std::string> aliveReasons(
       const std::string saved = holdersText(*s);
       if (!saved.empty()) why += (why.empty() ? "" : "; also ") + saved;
     }
+    if (why.empty() && rec->category == MemoryCategory::CublasWorkspace)
+      why = cublasWorkspaceDescription(
+          device.allocator().cublasWorkspace(static_cast<int>(CudaThread::Autograd)) == rec->id
+              ? CudaThread::Autograd
+              : CudaThread::Main,
+          rec->blockBytes);
     if (why.empty()) why = "referenced by a tensor outside the statement";
     reasons[rec->id] = why;
   }
@@ -200,7 +208,7 @@ StrategyRunner::StrategyRunner(RunConfig config, Inputs inputs, Tensor gradOutpu
 const StrategyRunner::DryRun& StrategyRunner::dryRun(const StrategyInfo& s) {
   if (auto it = dryRuns_.find(s.name); it != dryRuns_.end()) return it->second;
   const Workload& w = config_.workload;
-  auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false});
+  auto device = makeDevice(DeviceKind::Meta, {std::nullopt, false, config_.pytorch});
   Tensor a = deviceInput({}, {w.n, w.i, w.j}, w.dtype, device, "a", MemoryCategory::Inputs);
   Tensor c = deviceInput({}, {w.m, w.j, w.k}, w.dtype, device, "c", MemoryCategory::Inputs);
   a.setRequiresGrad(config_.requiresGrad.a);
@@ -242,6 +250,9 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   StrategiesReport report;
   report.workload = config_.workload;
   report.device = config_.device;
+  report.pytorch = config_.pytorch;
+  if (!report.pytorch->cublasWorkspaceConfig)  // name the environment's, as the run used it
+    report.pytorch->cublasWorkspaceConfig = effectiveCublasWorkspaceConfig(config_.pytorch);
   const Workload& w = config_.workload;
   const bool hasData = config_.device != DeviceKind::Meta;
   if (std::find(config_.strategies.begin(), config_.strategies.end(), "strategy3") !=
@@ -324,7 +335,7 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
     const bool last = r == config_.repeats - 1;
     if (progress) progress(progressOf(RunProgress::Phase::Forward, index, r + 1));
     const CachingAllocator::Options options{config_.deviceMemoryBytes,
-                                            config_.recordTimeline && last};
+                                            config_.recordTimeline && last, config_.pytorch};
     auto device = makeDevice(config_.device, options, config_.deviceFactory);
     CachingAllocator& alloc = device->allocator();
     Tensor a, c, out;

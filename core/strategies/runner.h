@@ -21,6 +21,9 @@ struct RunConfig {
   uint64_t seed = 0;
   DeviceKind device = DeviceKind::Cpu;
   std::optional<int64_t> deviceMemoryBytes;  ///< capacity of the simulated device
+  /// Which PyTorch on which GPU the allocator model follows (core/memory/pytorch_model.h):
+  /// PyTorch 2.x on an H200 unless a caller (the seed000 presets: the forum post's) says so.
+  PyTorchModel pytorch = defaultPyTorchModel();
   bool backward = false;
   bool force = false;                ///< run backward even when estimated over the limit
   double backwardLimitSeconds = 60;  ///< estimates above this are skipped unless force

@@ -10,7 +10,8 @@ docs/python.md for what is supported.
 from matmulviz import _C
 from matmulviz._record import record
 
-__all__ = ["record", "set_cuda_mode", "cuda_mode", "set_device_capacity", "gather_bmm"]
+__all__ = ["record", "set_cuda_mode", "cuda_mode", "set_device_capacity", "gather_bmm",
+           "set_pytorch", "pytorch", "set_gpu", "gpu"]
 
 
 def set_cuda_mode(mode):
@@ -24,6 +25,33 @@ def set_cuda_mode(mode):
 def cuda_mode():
     """The current CUDA mode: "data" or "meta"."""
     return _C.cuda_mode()
+
+
+def set_pytorch(version):
+    """Which PyTorch the simulated device follows where versions differ: "2.x" (default,
+    today's PyTorch: each thread's cuBLAS handle gets a workspace from the caching allocator on
+    its first use, 32 MiB on an sm_90 GPU, one for the main thread and one for the autograd
+    engine's thread, never freed) or "forum" (the PyTorch of the forum post's table, 1.x: no
+    workspace counted). CUBLAS_WORKSPACE_CONFIG in the environment sizes the workspace as in
+    PyTorch (":0:0": none). Call before the first CUDA tensor is made."""
+    _C.set_pytorch(version)
+
+
+def pytorch():
+    """The modelled PyTorch: "2.x" or "forum"."""
+    return _C.pytorch()
+
+
+def set_gpu(key):
+    """The simulated GPU's architecture: "h200" (default), "h100", "a100" or "t4". It sizes
+    the cuBLAS workspace (by compute capability) and topk's buffers (by SM count). Call before
+    the first CUDA tensor is made."""
+    _C.set_gpu(key)
+
+
+def gpu():
+    """The simulated GPU's key ("h200")."""
+    return _C.gpu()
 
 
 def set_device_capacity(capacity):

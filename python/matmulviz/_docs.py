@@ -42,6 +42,11 @@ allocator model: `scripts/python -m matmulviz.simulate SCRIPT [ARGS] --report ru
 - `matmulviz.set_device_capacity("80GiB")`: the simulated GPU's memory; beyond it allocation
   raises `torch.cuda.OutOfMemoryError` with PyTorch's message (after releasing cached segments
   and retrying, as PyTorch does). `torch.cuda.set_per_process_memory_fraction(f)` scales it.
+- `matmulviz.set_pytorch("2.x"|"forum")` and `matmulviz.set_gpu("h200")` (or `MATMULVIZ_PYTORCH`,
+  `MATMULVIZ_GPU`): the PyTorch and GPU the memory model follows, default PyTorch 2.x on an H200.
+  In 2.x each thread's first cuBLAS call (mm, bmm, matmul, dot) allocates a cuBLAS workspace
+  that stays allocated (32 MiB on sm_90; `CUBLAS_WORKSPACE_CONFIG=:0:0` for none), one for the
+  script's thread and one for autograd's backward; "forum" (the forum post's PyTorch) counts none.
 
 ## Differences from PyTorch, on purpose
 

@@ -3,11 +3,16 @@
 #include "python/src/bindings.h"
 #include "python/src/runtime.h"
 
+#include "core/memory/cublas_workspace.h"
+#include "core/memory/kernel_temporaries.h"
+
 #include <pybind11/stl.h>
 
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -50,6 +55,14 @@ std::map<std::string, int64_t> memoryStats() {
   return s;
 }
 
+/// (label, bytes, freed step or -1) per step, as core/memory/kernel_temporaries.h lists them.
+std::vector<std::tuple<std::string, int64_t, int>> temporarySteps(
+    const std::vector<TemporaryStep>& steps) {
+  std::vector<std::tuple<std::string, int64_t, int>> out;
+  for (const TemporaryStep& s : steps) out.emplace_back(s.label, s.bytes, s.freeStep);
+  return out;
+}
+
 }  // namespace
 
 void bindCuda(py::module_& m) {
@@ -70,6 +83,41 @@ void bindCuda(py::module_& m) {
   m.def("set_device_capacity",
         [](std::optional<int64_t> bytes) { Runtime::instance().setCapacity(bytes); });
   m.def("device_capacity", [] { return Runtime::instance().capacity(); });
+  m.def("set_pytorch", [](const std::string& version) {
+    PyTorchModel model = Runtime::instance().pytorchModel();
+    model.version = parsePyTorchVersion(version);
+    Runtime::instance().setPyTorchModel(model);
+  });
+  m.def("pytorch",
+        [] { return std::string(pytorchVersionName(Runtime::instance().pytorchModel().version)); });
+  m.def("set_gpu", [](const std::string& key) {
+    PyTorchModel model = Runtime::instance().pytorchModel();
+    model.gpu = key;
+    Runtime::instance().setPyTorchModel(model);
+  });
+  m.def("gpu", [] { return Runtime::instance().pytorchModel().gpu; });
+  m.def("pytorch_model", [] { return Runtime::instance().pytorchModel().describe(); });
+  // The rules themselves, for code that replays PyTorch ops outside the engine.
+  m.def(
+      "cublas_workspace_bytes",
+      [](const std::string& gpu, std::optional<std::string> config) {
+        PyTorchModel model;
+        model.gpu = gpu;
+        return cublasWorkspaceBytes(
+            model.architecture().computeCapability,
+            config ? std::optional<std::string_view>(*config) : std::nullopt);
+      },
+      py::arg("gpu"), py::arg("config") = py::none());
+  m.def("softmax_backward_temporaries", [](int64_t numel, int64_t elementBytes) {
+    return temporarySteps(softmaxBackwardTemporaries(numel, elementBytes));
+  });
+  m.def("topk_temporaries",
+        [](int64_t numSlices, int64_t sliceSize, int64_t elementBytes, const std::string& gpu) {
+          PyTorchModel model;
+          model.gpu = gpu;
+          return temporarySteps(
+              topkTemporaries(numSlices, sliceSize, elementBytes, model.architecture()));
+        });
   m.def("set_per_process_memory_fraction",
         [](double fraction) { Runtime::instance().setMemoryFraction(fraction); });
 }

@@ -1,5 +1,7 @@
 #include "python/src/recorder.h"
 
+#include "core/memory/cublas_workspace.h"
+
 #include "core/tensor/storage.h"
 #include "core/util/atomic_file.h"
 #include "python/src/runtime.h"
@@ -186,6 +188,14 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
                  {"mode", Runtime::instance().mode() == CudaMode::Meta ? "meta" : "data"},
                  {"capacity_bytes",
                   a.options().capacityBytes ? Json(*a.options().capacityBytes) : Json(nullptr)}};
+  {  // which PyTorch and GPU the model followed (docs/report-format.md, "pytorch")
+    const PyTorchModel& m = a.options().pytorch;
+    const auto config = effectiveCublasWorkspaceConfig(m);
+    j["device"]["pytorch"] = {{"version", std::string(pytorchVersionName(m.version))},
+                              {"gpu", m.gpu},
+                              {"cublas_workspace_config", config ? Json(*config) : Json(nullptr)},
+                              {"described", m.describe()}};
+  }
   Json frames = Json::array();
   for (const PythonFrame& f : frames_) {
     const std::string code = py::str(linecache.attr("getline")(f.file, f.line).attr("strip")());

@@ -12,6 +12,10 @@ Runtime& Runtime::instance() {
     if (const char* env = std::getenv("MATMULVIZ_CUDA_MODE");
         env && std::string_view(env) == "meta")
       r->mode_ = CudaMode::Meta;
+    // The app and the CLI's Python runner pass their PyTorch model on this way.
+    if (const char* env = std::getenv("MATMULVIZ_PYTORCH"))
+      r->pytorch_.version = parsePyTorchVersion(env);
+    if (const char* env = std::getenv("MATMULVIZ_GPU")) r->pytorch_.gpu = env;
     return r;
   }();
   return *runtime;
@@ -24,6 +28,7 @@ const DevicePtr& Runtime::cuda() {
       options.capacityBytes =
           fraction_ ? static_cast<int64_t>(*capacity_ * *fraction_) : *capacity_;
     options.recordTimeline = false;  // matmulviz.record switches it on while it records
+    options.pytorch = pytorch_;
     cuda_ = makeDevice(mode_ == CudaMode::Meta ? DeviceKind::Meta : DeviceKind::Cpu, options);
     if (deviceObserver_) deviceObserver_(cuda_);
   }
@@ -56,6 +61,15 @@ void Runtime::setMode(CudaMode mode) {
   if (mode == mode_) return;
   replaceDevice();
   mode_ = mode;
+}
+
+void Runtime::setPyTorchModel(PyTorchModel model) {
+  model.architecture();  // throws for an unknown GPU before anything changes
+  if (model.version == pytorch_.version && model.gpu == pytorch_.gpu &&
+      model.cublasWorkspaceConfig == pytorch_.cublasWorkspaceConfig)
+    return;
+  replaceDevice();
+  pytorch_ = std::move(model);
 }
 
 void Runtime::setCapacity(std::optional<int64_t> bytes) {

@@ -40,6 +40,10 @@ class Runtime {
   std::optional<int64_t> capacity() const { return capacity_; }
   /// torch.cuda.set_per_process_memory_fraction(f): capacity * f (needs a capacity).
   void setMemoryFraction(double fraction);
+  /// Which PyTorch on which GPU the device models (core/memory/pytorch_model.h; default PyTorch
+  /// 2.x on an H200): the next CUDA tensor gets a new device, as with setMode.
+  void setPyTorchModel(PyTorchModel model);
+  const PyTorchModel& pytorchModel() const { return pytorch_; }
   /// Called with each new CUDA device (a mode or capacity change makes one): the recorder
   /// follows the device. Empty: nobody is told.
   void setDeviceObserver(std::function<void(const DevicePtr&)> observer) {
@@ -52,6 +56,7 @@ class Runtime {
   CudaMode mode_ = CudaMode::Data;
   std::optional<int64_t> capacity_;
   std::optional<double> fraction_;
+  PyTorchModel pytorch_ = defaultPyTorchModel();
   std::function<void(const DevicePtr&)> deviceObserver_;
 };
 

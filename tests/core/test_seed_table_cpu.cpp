@@ -22,7 +22,8 @@ class TestSeedTableCpu : public QObject {
   void table() {
     QFETCH(bool, gradA);
     QFETCH(QList<qint64>, expected);
-    RunConfig c;  // the seed's workload and all five strategies
+    RunConfig c;                      // the seed's workload and all five strategies
+    c.pytorch = forumPyTorchModel();  // the post's PyTorch: no cuBLAS workspace counted
     c.repeats = 1;
     c.requiresGrad.a = gradA;
     c.requiresGrad.c = true;  // as in the seed: c.requires_grad_()

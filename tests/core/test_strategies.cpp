@@ -75,6 +75,7 @@ StrategyRun runOne(const Workload& w, const QString& strategy, bool gradA, bool 
   c.device = device;
   c.backward = backward;
   c.force = true;
+  c.pytorch = forumPyTorchModel();  // the expectations are the forum post's rules
   StrategyRunner runner(c, makeRandomInputs(w, 7, device != DeviceKind::Meta));
   return runner.run().runs.at(0);
 }
@@ -259,6 +260,48 @@ class TestStrategies : public QObject {
     }
   }
 
+  void pytorchVersions_data() {
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<bool>("gradA");
+    QTest::addColumn<qint64>("workspace");  // what PyTorch 2.x on an H200 adds to both
+    // Measured with PyTorch 2.11 on an H200 (tests/reference/gpu/pytorch_forum_memory.json):
+    // the main thread's 32 MiB cuBLAS workspace counts in curMem and maxMem of every strategy
+    // that calls cuBLAS; fused calls our own kernel (BLAS on the host), no cuBLAS handle.
+    for (const char* st : {"strategy1", "strategy2", "strategy3", "direct"})
+      for (bool g : {false, true})
+        QTest::newRow(qPrintable(QString("%1 grad %2").arg(st).arg(g))) << st << g << 32 * MiB;
+  }
+  void pytorchVersions() {
+    QFETCH(QString, strategy);
+    QFETCH(bool, gradA);
+    QFETCH(qint64, workspace);
+    auto run = [&](const PyTorchModel& m) {
+      RunConfig c;
+      c.strategies = {strategy.toStdString()};
+      c.requiresGrad.a = gradA;
+      c.repeats = 1;
+      c.device = DeviceKind::Meta;
+      c.pytorch = m;
+      StrategyRunner runner(c, makeRandomInputs(c.workload, 0, false));
+      return runner.run();
+    };
+    const StrategiesReport forum = run(forumPyTorchModel());
+    const StrategiesReport today = run(defaultPyTorchModel());
+    QCOMPARE(qint64(today.runs[0].current.allocatedBytes - forum.runs[0].current.allocatedBytes),
+             workspace);
+    QCOMPARE(qint64(today.runs[0].peak.allocatedBytes - forum.runs[0].peak.allocatedBytes),
+             workspace);
+    QCOMPARE(toMiBFloor(forum.runs[0].current.allocatedBytes),
+             gradA && strategy != "strategy2" ? 2144 : 96);  // the post's curMem
+    QVERIFY(today.pytorch && today.pytorch->version == PyTorchVersion::V2);
+    bool named = false;
+    for (const KeptAlive& k : today.runs[0].keptAlive)
+      named = named || k.why ==
+                           "cuBLAS workspace of the main thread, 32.00 MiB, kept for the "
+                           "life of the process";
+    QVERIFY(named);
+  }
+
   void outOfMemoryFailsOneStrategyOnly() {
     RunConfig c;
     c.device = DeviceKind::Meta;
@@ -284,7 +327,8 @@ class TestStrategies : public QObject {
     c.repeats = 1;
     c.requiresGrad.c = true;
     c.backward = true;
-    c.backwardLimitSeconds = 1;  // scaled down from the CLI's 60 s to keep the test quick
+    c.backwardLimitSeconds = 1;       // scaled down from the CLI's 60 s to keep the test quick
+    c.pytorch = forumPyTorchModel();  // the estimate below has no autograd-thread workspace
     StrategyRunner runner(c, makeRandomInputs(c.workload, 0));
     const StrategyRun r = runner.run().runs.at(0);
     QCOMPARE(int(r.backward.status), int(BackwardOutcome::Status::Skipped));

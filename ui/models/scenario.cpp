@@ -54,6 +54,9 @@ QJsonObject Scenario::toJson() const {
        QJsonObject{
            {"name", kernel}, {"m", kernelM}, {"k", kernelK}, {"n", kernelN}, {"tpb", tpb}}}};
   if (config.deviceMemoryBytes) o.insert("device_memory_bytes", double(*config.deviceMemoryBytes));
+  o.insert("pytorch",
+           QString::fromStdString(std::string(pytorchVersionName(config.pytorch.version))));
+  o.insert("gpu", QString::fromStdString(config.pytorch.gpu));
   return o;
 }
 
@@ -92,6 +95,12 @@ Scenario Scenario::fromJson(const QJsonObject& o) {
       throw std::invalid_argument(
           "device_memory_bytes: must be a whole number of bytes in [0, 9223372036854775807]");
     s.config.deviceMemoryBytes = int64_t(bytes);
+  }
+  if (o.contains("pytorch"))
+    s.config.pytorch.version = parsePyTorchVersion(o.value("pytorch").toString().toStdString());
+  if (o.contains("gpu")) {
+    s.config.pytorch.gpu = o.value("gpu").toString().toStdString();
+    s.config.pytorch.architecture();  // throws for an unknown key
   }
   const QJsonObject k = o.value("kernel").toObject();
   s.kernel = k.value("name").toString(s.kernel);

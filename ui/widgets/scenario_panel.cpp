@@ -168,6 +168,31 @@ QWidget* ScenarioPanel::buildFlagsGroup() {
          "PyTorch's out-of-memory message"));
   form->addRow(tr("device memory"), deviceMemory_);
   connect(deviceMemory_, &QLineEdit::textChanged, this, &ScenarioPanel::validateDeviceMemory);
+  pytorch_ = new QComboBox(box);
+  pytorch_->setObjectName("pytorch");
+  pytorch_->addItem(tr("2.x (today's: cuBLAS workspace counted)"), "2.x");
+  pytorch_->addItem(tr("forum post's (no cuBLAS workspace)"), "forum");
+  pytorch_->setToolTip(
+      tr("Which PyTorch the memory model follows: PyTorch 2.x allocates each thread's cuBLAS "
+         "workspace (32 MiB on sm_90) through the caching allocator at its first matmul and "
+         "keeps it; the PyTorch of the forum post's table did not count it"));
+  form->addRow(tr("PyTorch"), pytorch_);
+  gpu_ = new QComboBox(box);
+  gpu_->setObjectName("gpu");
+  for (const GpuArchitecture& a : gpuArchitectures())
+    gpu_->addItem(QString::fromLatin1(a.name.data(), qsizetype(a.name.size())) +
+                      QStringLiteral(" (sm_%1)").arg(a.computeCapability),
+                  QString::fromLatin1(a.key.data(), qsizetype(a.key.size())));
+  gpu_->setToolTip(
+      tr("The GPU whose architecture sizes the cuBLAS workspace and kernels' "
+         "buffers in the memory model"));
+  form->addRow(tr("GPU"), gpu_);
+  for (QComboBox* c : {pytorch_, gpu_})
+    connect(c, &QComboBox::currentIndexChanged, this, [this] {
+      if (loading_) return;
+      updateSummary();
+      emit scenarioChanged();
+    });
   auto* list = new QVBoxLayout;
   for (const auto& s : strategyRegistry()) {
     auto* check = new QCheckBox(QString::fromStdString(s.name), box);
@@ -250,6 +275,8 @@ Scenario ScenarioPanel::scenario() const {
     } catch (const std::exception&) {
     }
   }
+  s.config.pytorch.version = parsePyTorchVersion(pytorch_->currentData().toString().toStdString());
+  s.config.pytorch.gpu = gpu_->currentData().toString().toStdString();
   s.kernel = kernel_->currentData().toString();
   s.kernelM = kM_->value(), s.kernelK = kK_->value(), s.kernelN = kN_->value();
   s.tpb = tpb_->value();
@@ -274,6 +301,9 @@ void ScenarioPanel::setScenario(const Scenario& s) {
   repeats_->setValue(s.config.repeats);
   deviceMemory_->setText(s.config.deviceMemoryBytes ? bytesText(*s.config.deviceMemoryBytes)
                                                     : QString());
+  pytorch_->setCurrentIndex(
+      std::max(0, pytorch_->findData(qs(pytorchVersionName(s.config.pytorch.version)))));
+  gpu_->setCurrentIndex(std::max(0, gpu_->findData(QString::fromStdString(s.config.pytorch.gpu))));
   if (const int index = kernel_->findData(s.kernel); index >= 0) kernel_->setCurrentIndex(index);
   kM_->setValue(s.kernelM), kK_->setValue(s.kernelK), kN_->setValue(s.kernelN);
   tpb_->setValue(s.tpb);

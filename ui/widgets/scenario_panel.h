@@ -62,6 +62,8 @@ class ScenarioPanel : public QWidget {
   QCheckBox *gradA_ = nullptr, *gradC_ = nullptr, *backward_ = nullptr;
   QComboBox* device_ = nullptr;
   QLineEdit* deviceMemory_ = nullptr;
+  QComboBox* pytorch_ = nullptr;  ///< which PyTorch the memory model follows
+  QComboBox* gpu_ = nullptr;      ///< the GPU architecture it sizes buffers for
   QList<QCheckBox*> strategies_;
   QSpinBox* repeats_ = nullptr;
   QComboBox* kernel_ = nullptr;

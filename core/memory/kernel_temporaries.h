@@ -1,0 +1,63 @@
+#pragma once
+// Buffers that PyTorch's CUDA kernels take from the caching allocator for the length of one op
+// and give back before it returns: invisible in the op's outputs, visible in
+// max_memory_allocated() and in a memory snapshot. Each function returns the op's allocator
+// steps in PyTorch's order, for the engine's ops (core/ops) and the PyTorch dispatch adapter to
+// replay with replayTemporaries(). Sizes are bytes as requested (the allocator rounds them).
+
+#include "core/memory/caching_allocator.h"
+#include "core/memory/pytorch_model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace matmulviz {
+
+/// One step: allocate `bytes` under `label`, or free the buffer allocated by step `freeStep`.
+struct TemporaryStep {
+  std::string label;
+  int64_t bytes = 0;
+  int freeStep = -1;  ///< >= 0: this step frees that earlier step's buffer
+};
+
+/// _softmax_backward_data on CUDA (aten/src/ATen/native/cuda/SoftMax.cu,
+/// softmax_backward_cuda_out): after grad_input is allocated (structured kernel) it computes
+/// `tmp = grad * output` into a new tensor and frees it when the kernel returns. `numel`
+/// elements of `elementBytes` each (grad's dtype). log_softmax's backward has no such tmp.
+std::vector<TemporaryStep> softmaxBackwardTemporaries(int64_t numel, int64_t elementBytes);
+
+/// topk on CUDA (aten/src/ATen/native/cuda/TensorTopK.cu, launch_gather_topk_kernel), after
+/// values and indices are allocated. For `numSlices` slices of `sliceSize` elements it takes the
+/// multi-block path when should_use_multiblock says so, and then mbtopk::launch allocates, in
+/// order: kthValues (numSlices x elementBytes), ks_to_find (2 x numSlices x 4), desired
+/// (2 x numSlices x radixBytes), counts (numBlocks x 256 x 2), digit_cum_sum (numSlices x 256 x
+/// 4), withinKCounts and kthCounts (numBlocks x 4 each); two CUB inclusive_sum_by_key scans over
+/// numBlocks items each take and return their temporary storage; the buffers are freed in
+/// reverse order when launch returns. numBlocks = numSlices x ceil(sliceSize / (itemsPerThread x
+/// 256)), itemsPerThread from get_items_per_thread (40 registers per thread, the GPU's SM count,
+/// registers per SM and blocks per SM; clamped to [4, 64]). The single-block path allocates
+/// nothing. `radixBytes` is 8 for 8-byte element types, else 4 (TopKTypeConfig's RadixType).
+/// Not modelled: the sort of k > 4096 results (sort_out's buffers) and a non-contiguous input's
+/// copy.
+std::vector<TemporaryStep> topkTemporaries(int64_t numSlices, int64_t sliceSize,
+                                           int64_t elementBytes, const GpuArchitecture& gpu);
+
+/// should_use_multiblock of TensorTopK.cu: whether topk over `numSlices` slices of `sliceSize`
+/// elements uses the multi-block radix select.
+bool topkUsesMultiBlock(int64_t numSlices, int64_t sliceSize);
+
+/// The temporary storage (bytes) CUB's DeviceScan::InclusiveSumByKey asks for over `items`
+/// items with 4-byte keys and values: the decoupled look-back tile state ((tiles + 32) x 16 B)
+/// and one key per tile boundary ((tiles + 1) x 4 B), each rounded up to 256 B, plus 255 B of
+/// alignment slack (cub::AliasTemporaries). The tile size (items per tile) is CUB's tuning
+/// policy's; 1024 items per tile is assumed here (not checked against CUB's policies; it only
+/// matters once more than 15 tiles are needed).
+int64_t cubScanByKeyTempBytes(int64_t items);
+
+/// Allocates and frees `steps` on `allocator` in order; buffers still held at the end are
+/// freed in reverse order of allocation (as C++ destroys them when the op returns).
+/// Throws OutOfMemoryError (after freeing what it allocated).
+void replayTemporaries(CachingAllocator& allocator, const std::vector<TemporaryStep>& steps);
+
+}  // namespace matmulviz
