@@ -65,6 +65,7 @@ double runSimulated(Bench& b) {
   const KernelVariant& naive = *findKernel("naive");
   sim::LaunchOptions options;
   options.kernel = "naive";
+  options.threads = b.o.simThreads;
   return b.median([&] { naive.simulate(b.p, b.o.tpb, b.in, b.out.data(), options); });
 }
 
@@ -112,7 +113,8 @@ struct RungSpec {
 };
 
 constexpr RungSpec kRungs[] = {
-    {"simulated", "naive kernel on the simulated launcher, one CUDA thread at a time (wall)",
+    {"simulated",
+     "naive kernel on the simulated launcher, one CUDA thread at a time per host thread (wall)",
      false},
     {"loop", "plain C++ triple loop, C[i, j] += A[i, k] * B[k, j] (wall)", false},
     {"einsum", "engine einsum(\"ik,kj->ij\", {A, B}): views + bmm through BLAS (wall)", false},
@@ -151,6 +153,7 @@ LadderReport runLadder(const LadderOptions& options, const LadderProgress& progr
   LadderReport report;
   report.options = options;
   report.blasThreads = blas::numThreads();
+  report.simThreads = sim::resolveSimThreads(options.simThreads);
   Bench b{options, MatmulProblem{options.M, options.K, options.N, 1, 1}, {}, {}, {}, cancel};
   b.in = makeInputs(b.p, false, options.seed);
   b.ref = referenceMatmul(b.p, false, b.in);

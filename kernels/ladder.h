@@ -3,7 +3,8 @@
 // @ B[K, N], float32, computed the slow way first and then faster and faster, each rung timed and
 // checked against a float64 reference:
 //
-//   simulated    the naive kernel on the simulated launcher, one CUDA thread at a time
+//   simulated    the naive kernel on the simulated launcher, one CUDA thread at a time on each
+//                host thread (LadderOptions::simThreads, every core by default)
 //   loop         a plain C++ triple loop
 //   einsum       the engine's einsum("ik,kj->ij", {A, B}) (core/ops/einsum.h), as torch.einsum
 //   blas         one OpenBLAS sgemm (core/util/blas.h)
@@ -29,6 +30,8 @@ struct LadderOptions {
   std::uint64_t seed = 0;  ///< inputs: uniform in [-1, 1) from this seed (makeInputs)
   int repeats = 3;         ///< timed runs per rung (>= 1); a rung's time is their median
   bool cuda = true;        ///< run the GPU rungs when a device answers
+  /// Host threads of the simulated rung (sim::LaunchOptions::threads): 0 one per core.
+  unsigned simThreads = 0;
 };
 
 struct LadderRung {
@@ -47,6 +50,7 @@ struct LadderReport {
   std::vector<LadderRung> rungs;  ///< slowest first, in the order above
   std::string gpu;                ///< the device's name, or why there is none
   int blasThreads = 1;            ///< threads OpenBLAS used
+  unsigned simThreads = 1;        ///< host threads the simulated rung used
 };
 
 /// Called after each rung: its index, how many rungs there are, and the rung (ok or skipped).

@@ -29,6 +29,7 @@ struct LadderArgs {
   std::string tpb = "16";
   std::string seed = "0";
   std::string repeats = "3";
+  std::string simThreads = "0";
   std::string json;
 };
 
@@ -63,6 +64,7 @@ nlohmann::ordered_json ladderJson(const kernels::LadderReport& r) {
           {"flops", kernels::ladderFlops(o)},
           {"gpu", r.gpu},
           {"blas_threads", r.blasThreads},
+          {"sim_threads", r.simThreads},
           {"rungs", rungs}};
 }
 
@@ -94,7 +96,7 @@ void writeLadderText(std::ostream& os, const kernels::LadderReport& r) {
   }
   os << "\nspeed-up: time of the rung above / time of this one. max_rel_err: max|C - ref| / "
         "max|ref| against float64.\nBLAS threads: "
-     << r.blasThreads << ". GPU: " << r.gpu << "\n";
+     << r.blasThreads << ". Simulator host threads: " << r.simThreads << ". GPU: " << r.gpu << "\n";
 }
 
 /// Parses and checks everything before any work; throws std::invalid_argument naming the
@@ -108,6 +110,7 @@ kernels::LadderOptions parseLadderArgs(const LadderArgs& a) {
   o.tpb = parseTpb(a.tpb);
   o.seed = static_cast<std::uint64_t>(parsePositiveInt(a.seed, "--seed", 0));
   o.repeats = static_cast<int>(parsePositiveInt(a.repeats, "--repeats", 1, 1000));
+  o.simThreads = static_cast<unsigned>(parsePositiveInt(a.simThreads, "--sim-threads", 0, 1024));
   checkOutputPath(a.json, "--json");
   // float32 inputs and output twice (the engine's einsum holds copies), float64 ones for the
   // reference.
@@ -176,6 +179,8 @@ Action addLadderCommand(CLI::App& app) {
                   "threads per block side of the kernels, 1..32: blocks of TPB x TPB (default 16)");
   cmd->add_option("--seed", a->seed, "seed of the random inputs (default 0)");
   cmd->add_option("--repeats", a->repeats, "timed runs per rung; the median is shown (default 3)");
+  cmd->add_option("--sim-threads", a->simThreads,
+                  "host threads of the simulated rung (default 0: one per core; 1: one thread)");
   cmd->add_option("--json", a->json, "write the report as JSON to PATH, or - for stdout");
   return [a] { return runLadderCommand(*a); };
 }

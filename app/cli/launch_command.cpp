@@ -39,6 +39,7 @@ struct LaunchOptions {
   std::string device = "cpu";
   std::string repeats = "10";
   std::string json, trace, traceCap = "256MiB", traceBlocks, maxDiagnostics = "32", model;
+  std::string simThreads = "0";
 };
 
 /// One block id of --trace-blocks; throws std::invalid_argument saying what is wrong with `text`.
@@ -223,6 +224,7 @@ void parseSimulatorOptions(const LaunchOptions& o, LaunchPlan& plan) {
   sim.kernel = o.kernel;
   sim.maxDiagnostics =
       static_cast<std::size_t>(parsePositiveInt(o.maxDiagnostics, "--max-diagnostics", 0, 100000));
+  sim.threads = static_cast<unsigned>(parsePositiveInt(o.simThreads, "--sim-threads", 0, 1024));
   sim.trace = !o.trace.empty();
   sim.traceCapBytes = static_cast<std::size_t>(parseByteSize(o.traceCap, "--trace-cap"));
   if (!o.traceBlocks.empty()) {
@@ -353,6 +355,9 @@ Action addLaunchCommand(CLI::App& app) {
                   "add the cost model's predicted time on a GPU profile: h100 | a100 | t4");
   cmd->add_option("--max-diagnostics", o->maxDiagnostics,
                   "diagnostics listed in full (default 32; the counts are always exact)");
+  cmd->add_option("--sim-threads", o->simThreads,
+                  "host threads simulating blocks side by side (default 0: one per core; 1: one "
+                  "thread); the report is the same for any number");
   return [o] { return runLaunch(*o); };
 }
 

@@ -14,7 +14,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <limits>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -123,25 +126,83 @@ void dispatchAcc(DType dtype, F&& fn) {
   });
 }
 
+/// Host threads for a product of `fmas` multiply-adds over `groups` groups: the hardware's
+/// concurrency when there is enough work to share (a few milliseconds), else 1.
+unsigned forwardThreads(int64_t fmas, int64_t groups) {
+  constexpr int64_t kMinFmasPerThread = int64_t{1} << 23;  // ~8 M FMAs: a few ms on one core
+  const int64_t byWork = std::max<int64_t>(1, fmas / kMinFmasPerThread);
+  const int64_t hw = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min({hw, byWork, std::max<int64_t>(1, groups)}));
+}
+
 void forward(const Tensor& out, const Tensor& a, const Tensor& c, const Groups& g) {
   const int64_t I = a.size(1), J = a.size(2), K = c.size(2);
   const int64_t M = c.size(0);
+  const int64_t N = a.size(0);
   dispatchAcc(a.dtype(), [&](auto tag, auto zero) {
     using T = decltype(tag);
     using Acc = decltype(zero);
-    std::vector<Acc> packedA, packedC, packedOut;
-    for (int64_t m = 0; m < M; ++m) {
-      const int64_t count = g.offsets[m + 1] - g.offsets[m];
-      if (count == 0) continue;
-      const int64_t* ns = g.order.data() + g.offsets[m];
-      pack<T, Acc>(a, ns, count, packedA);
-      int64_t ldc = K;
-      const Acc* cm = matrixOf<T, Acc>(c, m, packedC, ldc);
-      packedOut.resize(static_cast<size_t>(count * I * K));
-      blas::gemm(false, false, count * I, K, J, Acc{1}, packedA.data(), J, cm, ldc, Acc{0},
-                 packedOut.data(), K);
-      unpack<T, Acc>(out, ns, count, packedOut);
+    const unsigned threads = forwardThreads(N * I * J * K, M);
+    // OpenBLAS (0.3.21, interface/gemm.c) runs a GEMM of m n k <= 4 * 65536 on one thread.
+    const int64_t maxRows =
+        threads > 1 ? std::max<int64_t>(1, (int64_t{4} * 65536) / std::max<int64_t>(1, J * K))
+                    : std::numeric_limits<int64_t>::max();
+    // Groups [m0, m1): pack their rows of a, one GEMM with c[m] each, scatter the rows back.
+    const auto run = [&](int64_t m0, int64_t m1) {
+      std::vector<Acc> packedA, packedC, packedOut;
+      for (int64_t m = m0; m < m1; ++m) {
+        const int64_t count = g.offsets[m + 1] - g.offsets[m];
+        if (count == 0) continue;
+        const int64_t* ns = g.order.data() + g.offsets[m];
+        pack<T, Acc>(a, ns, count, packedA);
+        int64_t ldc = K;
+        const Acc* cm = matrixOf<T, Acc>(c, m, packedC, ldc);
+        packedOut.resize(static_cast<size_t>(count * I * K));
+        // On several host threads, each GEMM is cut into slices of at most maxRows rows, small
+        // enough for OpenBLAS to run on the calling thread: a threaded call from each of our
+        // threads would queue on its one thread server. Rows of a GEMM are independent.
+        for (int64_t r0 = 0; r0 < count * I; r0 += maxRows) {
+          const int64_t rows = std::min(maxRows, count * I - r0);
+          blas::gemm(false, false, rows, K, J, Acc{1}, packedA.data() + r0 * J, J, cm, ldc, Acc{0},
+                     packedOut.data() + r0 * K, K);
+        }
+        unpack<T, Acc>(out, ns, count, packedOut);
+      }
+    };
+    // The groups' GEMMs are small (the seed's: about 64 x 64 x 64), too small for BLAS to
+    // thread, so contiguous ranges of groups with about equal rows run on the host's cores.
+    // Each output row is written by exactly one group: the result does not depend on the split.
+    if (threads <= 1) {
+      run(0, M);
+      return;
     }
+    std::vector<int64_t> bounds(threads + 1, M);
+    bounds[0] = 0;
+    for (unsigned t = 1; t < threads; ++t) {
+      const int64_t rows = N * t / threads;  // first group whose rows start at or after this
+      bounds[t] =
+          std::lower_bound(g.offsets.begin(), g.offsets.end() - 1, rows) - g.offsets.begin();
+    }
+    std::vector<std::exception_ptr> errors(threads);
+    {
+      std::vector<std::jthread> helpers;
+      for (unsigned t = 1; t < threads; ++t) {
+        helpers.emplace_back([&, t] {
+          try {
+            run(bounds[t], bounds[t + 1]);
+          } catch (...) {
+            errors[t] = std::current_exception();
+          }
+        });
+      }
+      try {
+        run(bounds[0], bounds[1]);
+      } catch (...) {
+        errors[0] = std::current_exception();
+      }
+    }
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
   });
 }
 

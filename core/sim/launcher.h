@@ -1,6 +1,9 @@
 #pragma once
-// The simulated launcher: runs a kernel body for every thread of a grid on the CPU, block after
-// block in linear order (x fastest), each block's threads as fibers so that barriers wait. It
+// The simulated launcher: runs a kernel body for every thread of a grid on the CPU, each block's
+// threads as fibers so that barriers wait. Blocks are independent, as on a GPU: ranges of them
+// run on several host threads (LaunchOptions::threads), each with its own fibers, and what they
+// report is merged in linear block order (x fastest), so the report is the one a single thread
+// running the blocks in that order gives. It
 // never crashes on a faulty kernel: out-of-bounds accesses, barrier divergence and shared-memory
 // races become Diagnostics. Counters are exact for every launch; the trace is capped.
 //
@@ -30,13 +33,27 @@ struct LaunchOptions {
   std::vector<std::uint64_t> traceBlocks;  ///< linear block ids (x fastest) to trace; empty: all
   std::size_t maxDiagnostics = 32;         ///< detailed diagnostics kept (counts stay exact)
   std::size_t stackBytes = 0;              ///< fiber stack per thread; 0: default
+  /// Host threads that simulate blocks side by side: 0 (the default) is the hardware's
+  /// concurrency, 1 runs every block on the calling thread. Whatever the number, the report
+  /// (counters, diagnostics, trace, C) is the same as one thread running the blocks in order.
+  /// A launch uses fewer when it has fewer blocks or too little work to share (see below).
+  unsigned threads = 0;
+  /// Simulated threads each host thread gets at least: a launch of fewer than twice this many
+  /// runs on the calling thread, where starting another would cost more than it saves (the
+  /// engine's many small launches). Tests set 1 to split small grids.
+  std::uint64_t minThreadsPerHostThread = 16384;
 };
+
+/// The host threads `LaunchOptions::threads` asks for: itself when non-zero, else
+/// std::thread::hardware_concurrency() (at least 1).
+unsigned resolveSimThreads(unsigned requested);
 
 struct LaunchStats : LaunchCounters {
   std::uint64_t blocks = 0;
   std::uint64_t threads = 0;
   std::uint64_t barriers = 0;  ///< barrier phases completed, summed over blocks
   double elapsedS = 0;         ///< wall time of the simulation, seconds
+  unsigned hostThreads = 1;    ///< host threads that ran the blocks
   double threadsPerS() const { return elapsedS > 0 ? static_cast<double>(threads) / elapsedS : 0; }
 };
 

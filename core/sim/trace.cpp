@@ -32,4 +32,18 @@ void Trace::pushSlow(const TraceEvent& event) {
   events_.push_back(event);
 }
 
+void Trace::append(Trace&& later) {
+  const std::size_t room = capEvents_ - std::min(capEvents_, events_.size());
+  const std::size_t take = std::min(room, later.events_.size());
+  dropped_ += later.dropped_ + (later.events_.size() - take);
+  if (events_.empty() && take == later.events_.size()) {
+    events_ = std::move(later.events_);  // the usual case of a single range: no copy
+  } else {
+    events_.insert(events_.end(), later.events_.begin(),
+                   later.events_.begin() + static_cast<std::ptrdiff_t>(take));
+  }
+  later.events_ = {};
+  later.dropped_ = 0;
+}
+
 }  // namespace matmulviz::sim

@@ -56,6 +56,10 @@ class Trace {
     }
   }
 
+  /// Appends `later`'s events and dropped count as if they had been pushed here one by one
+  /// after this trace's own: stored up to this trace's cap, counted as dropped beyond it.
+  void append(Trace&& later);
+
   const std::vector<TraceEvent>& events() const { return events_; }
   std::uint64_t dropped() const { return dropped_; }
   std::size_t capBytes() const { return capEvents_ * sizeof(TraceEvent); }

@@ -38,6 +38,9 @@ class SimulatedComputeBackend final : public EngineBackend<SimulatedComputeBacke
     sim::LaunchOptions options;
     options.kernel = Op::name;
     options.maxDiagnostics = 1;
+    // One host thread: the simulator's atomicAddAt is a load and a store (strided.h), atomic
+    // only while blocks run one after another, and its sums then add in one fixed order.
+    options.threads = 1;
     OpenDeviceMemory open(memory_);
     const sim::LaunchReport report =
         sim::launch(config, {}, options, [&](auto& ctx) { Op::run(ctx, args); });

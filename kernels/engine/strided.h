@@ -44,9 +44,10 @@ MATMULVIZ_HD std::int64_t linearThread(Ctx& ctx) {
   return static_cast<std::int64_t>(ctx.blockIdx().x) * ctx.blockDim().x + ctx.threadIdx().x;
 }
 
-/// v[i] += value. The simulator runs one thread at a time, so a load and a store are atomic
-/// there (counted as one of each); on the GPU, kernels/cuda/device_context.cuh overloads this
-/// with atomicAdd, found by argument-dependent lookup on its context.
+/// v[i] += value. The engine's simulated launches run one thread at a time (one host thread,
+/// simulated_backend.h), so a load and a store are atomic there (counted as one of each); on the
+/// GPU, kernels/cuda/device_context.cuh overloads this with atomicAdd, found by argument-dependent
+/// lookup on its context.
 template <class Ctx, class V, class T>
 MATMULVIZ_HD void atomicAddAt(Ctx& ctx, const V& v, std::int64_t i, T value) {
   ctx.store(v, i, ctx.load(v, i) + value);

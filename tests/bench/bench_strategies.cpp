@@ -1,6 +1,7 @@
 // Benchmarks of issue 2 (not a test: prints ratios measured side by side in one run).
 //   fused  / direct                      target <= 0.5
-//   fused  / one BLAS sgemm [N*I,J]@[J,K] target <= 3   (the machine's floor for this work)
+//   fused  / one BLAS sgemm [N*I,J]@[J,K] target <= 1.3 (the machine's floor for this work;
+//                                         issue 25, was 3 in issue 2)
 //   direct / hand-written gather + bmm    target <= 1.5 (the floor for that strategy)
 // All timings are warm (buffers touched before timing): this machine pays ~2 s/GiB for fresh
 // pages, which is the cold run's business, reported apart by the CLI.
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.4f s\n", "engine direct: matmul(a, c[q])", direct);
   std::printf("%-44s %8.4f s\n\n", "engine fused: gather_bmm(a, c, q)", fused);
   line("fused / direct", fused, direct, 0.5);
-  line("fused / one sgemm of the same FLOPs", fused, sgemm, 3.0);
+  line("fused / one sgemm of the same FLOPs", fused, sgemm, 1.3);
   line("direct / hand-written gather + bmm", direct, gatherBmm, 1.5);
   return 0;
 }
