@@ -1,6 +1,7 @@
 #include "core/costmodel/cost_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <stdexcept>
 
@@ -60,6 +61,15 @@ std::string us(double s) {
   while (end > dot + 1 && t[end - 1] == '0') --end;
   if (end == dot + 1) end = dot;
   return t.substr(0, end) + t.substr(space);
+}
+
+/// formatRate without the space between prefix and unit: "33.5 TB/s", "50.5 TFLOP/s".
+std::string rate(double perSecond, const std::string& unit) {
+  std::string r = formatRate(perSecond, unit);
+  const std::size_t at = r.find(" " + unit + "/s");
+  if (at != std::string::npos && at > 0 && std::isalpha(static_cast<unsigned char>(r[at - 1])))
+    r.erase(at, 1);
+  return r;
 }
 
 /// "1 op", "3 ops".
@@ -129,14 +139,14 @@ Prediction predict(const WorkCounts& work, const GpuProfile& gpu, double flopsPe
   if (busiest == p.memoryS) {
     p.bound = "memory";
     p.explanation = formatSize(static_cast<std::int64_t>(work.bytesRead + work.bytesWritten)) +
-                    " of device memory at " + formatRate(gpu.bandwidthBytesPerS, "B");
+                    " of device memory at " + rate(gpu.bandwidthBytesPerS, "B");
   } else if (busiest == p.onChipS) {
     p.bound = "on-chip";
     p.explanation = std::to_string(work.onChipBytes / 128) +
-                    " 128-byte lines through L1/shared at " + formatRate(gpu.onChipBytesPerS, "B");
+                    " 128-byte lines through L1/shared at " + rate(gpu.onChipBytesPerS, "B");
   } else {
     p.bound = "compute";
-    p.explanation = std::to_string(work.flops) + " FLOPs at " + formatRate(flopsPerS, "FLOP");
+    p.explanation = std::to_string(work.flops) + " FLOPs at " + rate(flopsPerS, "FLOP");
   }
   p.explanation += " = " + us(busiest) + ", + " + launches;
   return p;

@@ -888,7 +888,7 @@ void TestCliStrategies::costModelFromFile() {
   QFETCH(QString, expected);
   const QString path = dir_.filePath(QStringLiteral("profile.json"));
   const QString text =
-      QStringLiteral(
+      QString::fromUtf8(
           R"({"format": "matmulviz-gpu-profile", "version": 1, "key": "mine",
               "name": "My GPU (calibrated)", "compute_capability": 89,
               "bandwidth_bytes_per_s": %1, "float32_flops_per_s": 8e13, "sgemm_flops_per_s": 6e13,
