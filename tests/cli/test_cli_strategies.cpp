@@ -887,28 +887,27 @@ void TestCliStrategies::costModelFromFile() {
   QFETCH(int, exitCode);
   QFETCH(QString, expected);
   const QString path = dir_.filePath(QStringLiteral("profile.json"));
-  const QString text =
-      QString::fromUtf8(
-          R"({"format": "matmulviz-gpu-profile", "version": 1, "key": "mine",
+  const QString text = QString::fromUtf8(
+                           R"json({"format": "matmulviz-gpu-profile", "version": 1, "key": "mine",
               "name": "My GPU (calibrated)", "compute_capability": 89,
               "bandwidth_bytes_per_s": %1, "float32_flops_per_s": 8e13, "sgemm_flops_per_s": 6e13,
               "launch_latency_s": 3e-6, "on_chip_bytes_per_s": 2e13, "host_op_s": 6e-6,
-              "blocking_copy_s": 3e-5, "host_to_device_bytes_per_s": 2e10
-})")
-          .arg(bandwidth);
-QVERIFY(writeFile(path, bandwidth == "}" ? QByteArray("}") : text.toUtf8()));
-const CliResult r = runCli({"strategies", "--device", "meta", "--repeats", "1", "--n", "512", "--m",
-                            "64", "--strategies", "direct", "--model", path, "--json", "-"});
-QVERIFY2(r.finished && !r.crashed && r.exitCode == exitCode, qPrintable(r.describe()));
-if (exitCode != 0) {
-  QVERIFY2(QString::fromUtf8(r.err).contains(expected), qPrintable(r.describe()));
-  return;
-}
-QString error;
-const QJsonObject p = findRun(parseObject(r.out, &error), "direct").value("predicted").toObject();
-QVERIFY2(error.isEmpty(), qPrintable(error));
-QCOMPARE(p.value("model").toString(), expected);
-QVERIFY(p.value("time_s").toDouble() > 0);
+              "blocking_copy_s": 3e-5, "host_to_device_bytes_per_s": 2e10})json")
+                           .arg(bandwidth);
+  QVERIFY(writeFile(path, bandwidth == "}" ? QByteArray("}") : text.toUtf8()));
+  const CliResult r =
+      runCli({"strategies", "--device", "meta", "--repeats", "1", "--n", "512", "--m", "64",
+              "--strategies", "direct", "--model", path, "--json", "-"});
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == exitCode, qPrintable(r.describe()));
+  if (exitCode != 0) {
+    QVERIFY2(QString::fromUtf8(r.err).contains(expected), qPrintable(r.describe()));
+    return;
+  }
+  QString error;
+  const QJsonObject p = findRun(parseObject(r.out, &error), "direct").value("predicted").toObject();
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+  QCOMPARE(p.value("model").toString(), expected);
+  QVERIFY(p.value("time_s").toDouble() > 0);
 }
 
 /// calibrate needs a GPU: without one it says so and exits 1 (a run failed), writing nothing.
