@@ -28,21 +28,50 @@ costmodel::WorkCounts launchCounts(const sim::LaunchStats& stats) {
 }
 
 nlohmann::ordered_json modelJson(const costmodel::WorkCounts& counts,
-                                 const costmodel::GpuProfile& gpu) {
-  const costmodel::Prediction p = costmodel::predict(counts, gpu);
-  return {{"gpu", std::string(gpu.name)},
+                                 const costmodel::Prediction& p, const costmodel::GpuProfile& gpu,
+                                 const std::string& note) {
+  return {{"gpu", gpu.name},
           {"launches", counts.launches},
           {"bytes_read", counts.bytesRead},
           {"bytes_written", counts.bytesWritten},
           {"flops", counts.flops},
+          {"on_chip_bytes", counts.onChipBytes},
           {"memory_s", p.memoryS},
+          {"on_chip_s", p.onChipS},
           {"compute_s", p.computeS},
           {"launch_s", p.launchS},
           {"predicted_s", p.totalS},
           {"bound", std::string(p.bound)},
-          {"note",
-           "a model, not a measurement: max(bytes / bandwidth, flops / peak) + launches x "
-           "launch latency, no caches"}};
+          {"explanation", p.explanation},
+          {"note", note}};
+}
+
+costmodel::KernelShape kernelShape(const KernelVariant& variant, const MatmulProblem& problem,
+                                   int tpb) {
+  return {std::string(variant.name),
+          problem.M,
+          problem.K,
+          problem.N,
+          tpb,
+          variant.gathered ? problem.batch : 1,
+          variant.gathered ? problem.table : 1};
+}
+
+nlohmann::ordered_json launchModelJson(const KernelVariant& variant, const MatmulProblem& problem,
+                                       int tpb, const costmodel::GpuProfile& gpu,
+                                       const sim::LaunchStats* simulated) {
+  const costmodel::KernelShape shape = kernelShape(variant, problem, tpb);
+  if (costmodel::hasKernelModel(shape.kernel)) {
+    return modelJson(costmodel::kernelCounts(shape), costmodel::predictKernel(shape, gpu), gpu,
+                     "a model, not a measurement: max(device-memory bytes / bandwidth, 128-byte "
+                     "lines through L1/shared / on-chip bandwidth, flops / peak) + launch "
+                     "latency, from the kernel's access pattern");
+  }
+  if (simulated == nullptr) return nullptr;
+  const costmodel::WorkCounts counts = launchCounts(*simulated);
+  return modelJson(counts, costmodel::predict(counts, gpu), gpu,
+                   "a model, not a measurement: max(bytes / bandwidth, flops / peak) + launches x "
+                   "launch latency, every simulated load counted, no caches");
 }
 
 nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProblem& problem,
@@ -106,8 +135,8 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
             {"shared_race", r.diagnosticCounts.sharedRaces}}},
           {"diagnostics", diagnostics},
           {"trace", trace},
-          {"model",
-           gpu != nullptr ? modelJson(launchCounts(s), *gpu) : nlohmann::ordered_json(nullptr)}};
+          {"model", gpu != nullptr ? launchModelJson(variant, problem, tpb, *gpu, &s)
+                                   : nlohmann::ordered_json(nullptr)}};
 }
 
 void writeLaunchText(std::ostream& out, const KernelVariant& variant, const MatmulProblem& problem,

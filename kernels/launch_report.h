@@ -5,8 +5,10 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/kernel_cost.h"
 #include "kernels/registry.h"
 
 namespace matmulviz::kernels {
@@ -23,8 +25,8 @@ namespace matmulviz::kernels {
 ///  "message", "repeats" (occurrences the entry stands for: a barrier diverging phase after
 ///  phase in one block is listed once)}], "trace": null | {"events_recorded", "events_dropped",
 ///  "cap_bytes", "traced_blocks": "all" | [..]}} "model": null | {"gpu", "launches", "bytes_read",
-///  "bytes_written", "flops", "memory_s", "compute_s", "launch_s", "predicted_s", "bound", "note"}}
-///  (with `gpu`, see modelJson)
+///  "bytes_written", "flops", "on_chip_bytes", "memory_s", "on_chip_s", "compute_s", "launch_s",
+///  "predicted_s", "bound", "explanation", "note"}} (with `gpu`, see launchModelJson)
 nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProblem& problem,
                                   int tpb, const SimulatedRun& run,
                                   const costmodel::GpuProfile* gpu = nullptr);
@@ -34,9 +36,21 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
 costmodel::WorkCounts launchCounts(const sim::LaunchStats& stats);
 
 /// The "model" object of the reports: counts, the prediction on `gpu` and a note saying it is
-/// a model.
+/// a model (`note`: which counts).
 nlohmann::ordered_json modelJson(const costmodel::WorkCounts& counts,
-                                 const costmodel::GpuProfile& gpu);
+                                 const costmodel::Prediction& p, const costmodel::GpuProfile& gpu,
+                                 const std::string& note);
+
+/// The cost model's view of a launch of `variant` (its name, sizes as M, K, N, batch, table).
+costmodel::KernelShape kernelShape(const KernelVariant& variant, const MatmulProblem& problem,
+                                   int tpb);
+
+/// The "model" object of a launch of `variant`: the kernel's access-pattern model
+/// (core/costmodel/kernel_cost.h) when it has one; else, given `simulated`, the simulated
+/// run's counts (launchCounts: every load counted, no caches); else null.
+nlohmann::ordered_json launchModelJson(const KernelVariant& variant, const MatmulProblem& problem,
+                                       int tpb, const costmodel::GpuProfile& gpu,
+                                       const sim::LaunchStats* simulated);
 
 /// A human-readable summary of the same report (a few lines, then the diagnostics).
 void writeLaunchText(std::ostream& out, const KernelVariant& variant, const MatmulProblem& problem,

@@ -22,6 +22,7 @@ Action addLadderCommand(CLI::App& app);     // ladder_command.cpp
 Action addRunCommand(CLI::App& app);        // run_command.cpp: a Python script on the engine
 Action addBudgetCommand(CLI::App& app);     // budget_command.cpp: activation memory budgets
 Action addCompareCommand(CLI::App& app);    // compare_command.cpp: two reports' difference
+Action addCalibrateCommand(CLI::App& app);  // calibrate_command.cpp: a GPU profile for --model
 /// Where the matmulviz Python package is (run_command.cpp): $MATMULVIZ_PYTHONPATH, else the build
 /// tree this CLI was built in (when it holds the module), else "" (an installed package, on
 /// python3's own path).

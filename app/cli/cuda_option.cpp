@@ -33,10 +33,11 @@ ComputeDevice parseComputeDevice(const std::string& name, DType dtype) {
   return d;
 }
 
-std::optional<std::string> prepareCudaDevice(RunConfig& config) {
+std::optional<std::string> prepareCudaDevice(RunConfig& config,
+                                             const costmodel::GpuProfile* model) {
   if (config.device != DeviceKind::Cuda) return std::nullopt;
   if (auto noGpu = checkCudaDevice(config.workload.dtype, true)) return noGpu;
-  kernels::cuda::useCudaDeviceIfAsked(config);
+  kernels::cuda::useCudaDeviceIfAsked(config, model);
   return std::nullopt;
 }
 

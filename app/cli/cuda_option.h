@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/costmodel/cost_model.h"
 #include "core/strategies/runner.h"
 
 namespace matmulviz::cli {
@@ -28,8 +29,10 @@ struct ComputeDevice {
 ComputeDevice parseComputeDevice(const std::string& name, DType dtype);
 
 /// When `config` asks for the cuda device: checkCudaDevice(the workload's dtype), then has the
-/// runner make each run's device on the GPU (kernels::cuda::useCudaDeviceIfAsked). Leaves any
-/// other device alone. Returns and throws as checkCudaDevice (strategies offer meta too).
-std::optional<std::string> prepareCudaDevice(RunConfig& config);
+/// runner make each run's device on the GPU and estimate backwards at `model`'s bandwidth (or
+/// the profile the GPU's name names: kernels::cuda::useCudaDeviceIfAsked). Leaves any other
+/// device alone. Returns and throws as checkCudaDevice (strategies offer meta too).
+std::optional<std::string> prepareCudaDevice(RunConfig& config,
+                                             const costmodel::GpuProfile* model = nullptr);
 
 }  // namespace matmulviz::cli

@@ -10,6 +10,7 @@
 #include "app/cli/run_for_cli.h"
 #include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/profile_file.h"
 #include "core/costmodel/report_predictions.h"
 #include "core/partitioner/graph_json.h"
 #include "core/report/chrome_trace.h"
@@ -153,14 +154,13 @@ int exportReport(const Options& o, const CLI::App& cmd) {
                 << " is not allowed with --report (the report's runs are drawn as they are)\n";
       return 2;
     }
-  const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
+  costmodel::GpuProfile profile;
+  const costmodel::GpuProfile* gpu = &profile;
   QStringList formats;
   ui::OpenedFile file;
   try {
     formats = parseFormats(o.formats);
-    if (!gpu)
-      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
-                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
+    profile = costmodel::resolveGpuProfile(o.model);
     file = ui::loadFile(QString::fromStdString(o.report), snapshotProgress());
     checkOutputDirectory(o.out, "--out");
   } catch (const std::invalid_argument& e) {
@@ -211,17 +211,16 @@ int run(const Options& given, const CLI::App& cmd) {
   if (const int status = traceBudgetScript(o, traced); status != 0) return status;
   RunConfig config;
   QStringList formats;
-  const costmodel::GpuProfile* gpu = costmodel::findGpuProfile(o.model);
+  costmodel::GpuProfile profile;
+  const costmodel::GpuProfile* gpu = &profile;
   try {
     formats = parseFormats(o.formats);
     config = buildConfig(o, cmd);
-    if (const auto noGpu = prepareCudaDevice(config)) {
+    profile = costmodel::resolveGpuProfile(o.model);
+    if (const auto noGpu = prepareCudaDevice(config, gpu)) {
       std::cerr << "matmulviz-cli export: " << *noGpu << "\n";
       return 1;
     }
-    if (!gpu)
-      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
-                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
     checkBudgetOptions(o);
     preflight(config);                     // sizes, devices, host RAM: before any allocation
     checkOutputDirectory(o.out, "--out");  // last: it creates the directory

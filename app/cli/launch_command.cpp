@@ -17,6 +17,8 @@
 #include "app/cli/output_files.h"
 #include "app/cli/tpb_option.h"
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/kernel_cost.h"
+#include "core/costmodel/profile_file.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/host_backing.h"
 #include "core/sim/trace_io.h"
@@ -85,8 +87,27 @@ std::int64_t hostBytes(const kernels::MatmulProblem& p, bool gathered) {
   return (a + b + out) * 4 + (a + b + out) * 8 + (gathered ? p.batch * 8 : 0);
 }
 
+/// The model's prediction of cuBLAS's run beside `variant` (gemm, or gemmBatchedEx over
+/// gathered pointers).
+costmodel::Prediction predictCublas(const kernels::KernelVariant& variant,
+                                    const kernels::MatmulProblem& p, int tpb,
+                                    const costmodel::GpuProfile& gpu) {
+  costmodel::KernelShape shape = kernels::kernelShape(variant, p, tpb);
+  shape.kernel = variant.gathered ? "cublas_gather_pointers" : "cublas_gemm";
+  return costmodel::predictKernel(shape, gpu);
+}
+
+/// "predicted 140 ms (model: NVIDIA H200 SXM, on-chip-bound), measured 142 ms: 0.99x".
+std::string besideMeasured(const costmodel::Prediction& p, double measuredS,
+                           const costmodel::GpuProfile& gpu) {
+  return "predicted " + formatSeconds(p.totalS) + " (" + gpu.name + ", " + std::string(p.bound) +
+         "-bound), measured " + formatSeconds(measuredS) + ": predicted/measured " +
+         formatFactor(p.totalS / measuredS);
+}
+
 int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProblem& p, int tpb,
-              std::uint64_t seed, int repeats, const std::string& jsonPath) {
+              std::uint64_t seed, int repeats, const std::string& jsonPath,
+              const costmodel::GpuProfile* gpu) {
   const kernels::CudaStatus status = kernels::probeCuda();
   if (!status.available) {
     std::cerr << "matmulviz-cli launch: --device cuda: CUDA is not available: " << status.reason
@@ -111,7 +132,7 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
     sizes["batch"] = p.batch;
     sizes["table"] = p.table;
   }
-  const nlohmann::ordered_json j = {
+  nlohmann::ordered_json j = {
       {"kernel", std::string(variant.name)},
       {"device", "cuda"},
       {"device_name", run.device},
@@ -133,6 +154,10 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
         {"max_rel_err", std::isfinite(blasErr) ? nlohmann::ordered_json(blasErr)
                                                : nlohmann::ordered_json(nullptr)}}},
       {"diagnostics", nlohmann::ordered_json::array()}};
+  if (gpu != nullptr) {
+    j["model"] = kernels::launchModelJson(variant, p, tpb, *gpu, nullptr);
+    j["cublas"]["predicted_s"] = predictCublas(variant, p, tpb, *gpu).totalS;
+  }
   const int exitCode = std::isfinite(err) ? 0 : 1;  // NaN or Inf in C: the check fails
   if (exitCode != 0)
     std::cerr << "matmulviz-cli launch: warning: C holds NaN or Inf, so max_rel_err is not "
@@ -145,6 +170,17 @@ int runOnCuda(const kernels::KernelVariant& variant, const kernels::MatmulProble
             << formatSeconds(run.medianMs / 1e3) << " (median of " << repeats
             << ", CUDA events), cuBLAS " << kernels::cuda::toString(mode) << " "
             << formatSeconds(blas.medianMs / 1e3) << "; max_rel_err " << err << "\n";
+  if (gpu != nullptr) {
+    if (costmodel::hasKernelModel(variant.name))
+      std::cout << "  " << variant.name << ": "
+                << besideMeasured(
+                       costmodel::predictKernel(kernels::kernelShape(variant, p, tpb), *gpu),
+                       run.medianMs / 1e3, *gpu)
+                << "\n";
+    std::cout << "  cuBLAS: "
+              << besideMeasured(predictCublas(variant, p, tpb, *gpu), blas.medianMs / 1e3, *gpu)
+              << "\n  (the model is a model, not a measurement; " << gpu->source << ")\n";
+  }
   if (!jsonPath.empty()) {
     writeFileAtomically(jsonPath, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
     std::cerr << "[matmulviz] wrote " << jsonPath << "\n";
@@ -160,18 +196,12 @@ struct LaunchPlan {
   std::uint64_t seed = 0;
   int repeats = 1;
   sim::LaunchOptions sim;
-  const costmodel::GpuProfile* gpu = nullptr;
+  std::optional<costmodel::GpuProfile> gpu;
 };
 
 /// The kernel, its GPU profile and the device, checked. Throws std::invalid_argument.
 void checkKernelAndDevice(const LaunchOptions& o, LaunchPlan& plan) {
-  if (!o.model.empty()) {
-    plan.gpu = costmodel::findGpuProfile(o.model);
-    if (plan.gpu == nullptr) {
-      throw std::invalid_argument("--model: '" + o.model + "' is not a GPU profile; allowed: " +
-                                  costmodel::gpuProfileKeys());
-    }
-  }
+  if (!o.model.empty()) plan.gpu = costmodel::resolveGpuProfile(o.model);
   plan.variant = kernels::findKernel(o.kernel);
   if (plan.variant == nullptr || plan.variant->reference) {
     throw std::invalid_argument("--kernel: '" + o.kernel +
@@ -269,19 +299,17 @@ int runOnSimulator(const LaunchPlan& plan, const LaunchOptions& o) {
   const kernels::SimulatedRun run =
       kernels::runSimulated(variant, plan.problem, plan.tpb, plan.seed, plan.sim);
   const nlohmann::ordered_json j =
-      kernels::launchJson(variant, plan.problem, plan.tpb, run, plan.gpu);
+      kernels::launchJson(variant, plan.problem, plan.tpb, run, plan.gpu ? &*plan.gpu : nullptr);
   if (o.json == "-") {
     std::cout << j.dump(2) << "\n";
   } else {
     kernels::writeLaunchText(std::cout, variant, plan.problem, plan.tpb, run);
-    if (plan.gpu != nullptr) {
-      const costmodel::Prediction p =
-          costmodel::predict(kernels::launchCounts(run.report.stats), *plan.gpu);
+    if (plan.gpu) {
+      const nlohmann::ordered_json m = j["model"];
       std::cout << "  model (" << plan.gpu->name
-                << ", not a measurement): " << formatSeconds(p.totalS) << " predicted, " << p.bound
-                << "-bound (memory " << formatSeconds(p.memoryS) << ", compute "
-                << formatSeconds(p.computeS) << ", launch " << formatSeconds(p.launchS)
-                << "; every load counted, no caches)\n";
+                << ", not a measurement): " << formatSeconds(m["predicted_s"].get<double>())
+                << " predicted, " << m["bound"].get<std::string>()
+                << "-bound: " << m["explanation"].get<std::string>() << "\n";
     }
     if (!o.json.empty()) {
       writeFileAtomically(o.json, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
@@ -314,7 +342,8 @@ int runLaunch(const LaunchOptions& o) {
     return 2;
   }
   if (o.device == "cuda")
-    return runOnCuda(*plan.variant, plan.problem, plan.tpb, plan.seed, plan.repeats, o.json);
+    return runOnCuda(*plan.variant, plan.problem, plan.tpb, plan.seed, plan.repeats, o.json,
+                     plan.gpu ? &*plan.gpu : nullptr);
   return runOnSimulator(plan, o);
 }
 
@@ -352,7 +381,9 @@ Action addLaunchCommand(CLI::App& app) {
   cmd->add_option("--trace-blocks", o->traceBlocks,
                   "trace only these linear block ids (x fastest), e.g. 0,5,7-9 (default all)");
   cmd->add_option("--model", o->model,
-                  "add the cost model's predicted time on a GPU profile: h100 | a100 | t4");
+                  "add the cost model's predicted time on a GPU profile: h200 | h100 | a100 | t4, "
+                  "or a profile file written by `matmulviz-cli calibrate`; with --device cuda "
+                  "it is printed beside the measured time, the kernel's and cuBLAS's");
   cmd->add_option("--max-diagnostics", o->maxDiagnostics,
                   "diagnostics listed in full (default 32; the counts are always exact)");
   cmd->add_option("--sim-threads", o->simThreads,

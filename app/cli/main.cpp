@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       {"run", addRunCommand(app)},
       {"budget", addBudgetCommand(app)},
       {"compare", addCompareCommand(app)},
+      {"calibrate", addCalibrateCommand(app)},
 #ifdef MATMULVIZ_HAVE_EXPORT
       {"export", addExportCommand(app)},
 #endif

@@ -8,6 +8,7 @@
 #include "app/cli/run_for_cli.h"
 #include "app/cli/scenario_options.h"
 #include "core/costmodel/cost_model.h"
+#include "core/costmodel/profile_file.h"
 #include "core/costmodel/report_predictions.h"
 #include "core/io/npy.h"
 #include "core/ops/ops.h"
@@ -35,6 +36,7 @@ struct Options {
   ScenarioOptions scenario;
   std::string json, timeline, saveDir, aPath, cPath, qPath, gradOutputPath, model;
   bool force = false;
+  std::optional<costmodel::GpuProfile> gpu;  ///< --model, resolved (a key or a profile file)
 };
 
 /// The scenario options, then this command's own. Throws BadInput or invalid_argument.
@@ -63,12 +65,14 @@ Inputs loadInputs(const Options& o, const RunConfig& c) {
   return in;
 }
 
-/// The prediction as the text report's last section, labelled as a model.
+/// The prediction as the text report's last section, labelled as a model, each strategy with
+/// how its time comes about ("rows: 131072 x 3 ops x 6 us on the host ...").
 void writePredictions(std::ostream& os, const StrategiesReport& report,
                       const costmodel::GpuProfile& gpu) {
   os << "\npredicted forward time on " << gpu.name
-     << " (a roofline model, not a measurement: max(bytes / bandwidth, flops / peak) + launches "
-        "x latency):\n";
+     << " (a model, not a measurement: PyTorch's host time per op and per blocking copy, and per "
+        "kernel max(bytes / bandwidth, flops / rate) + launch latency; "
+     << gpu.source << "):\n";
   for (const StrategyRun& r : report.runs) {
     const auto predicted = costmodel::predictRun(report.workload, r.strategy, gpu);
     if (!predicted) continue;
@@ -76,11 +80,11 @@ void writePredictions(std::ostream& os, const StrategiesReport& report,
     const costmodel::Prediction& p = predicted->prediction;
     char line[256];
     const std::string bound = std::string(p.bound) + "-bound";
-    std::snprintf(line, sizeof line, "  %-10s %10s  %-13s %8llu launches %10s moved\n",
+    std::snprintf(line, sizeof line, "  %-10s %10s  %-14s %8llu launches %10s moved\n",
                   r.strategy.c_str(), formatSeconds(p.totalS).c_str(), bound.c_str(),
                   static_cast<unsigned long long>(counts.launches),
                   formatSize(static_cast<int64_t>(counts.bytesRead + counts.bytesWritten)).c_str());
-    os << line;
+    os << line << "             " << p.explanation << "\n";
   }
 }
 
@@ -103,7 +107,7 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 /// accuracy warnings. Returns the exit status: 1 when a run failed, its accuracy check failed or
 /// --save-dir could not be written, else 0.
 int emitReport(const Options& o, const StrategiesReport& report) {
-  const costmodel::GpuProfile* gpu = o.model.empty() ? nullptr : costmodel::findGpuProfile(o.model);
+  const costmodel::GpuProfile* gpu = o.gpu ? &*o.gpu : nullptr;
   ReportWriters w;
   // With --timeline the report holds the timeline too (for the app and `export --report`),
   // written compact: indented, its event rows would take three times the space.
@@ -124,13 +128,14 @@ int emitReport(const Options& o, const StrategiesReport& report) {
   return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
 }
 
-int run(const Options& o, const CLI::App& cmd) {
+int run(Options& o, const CLI::App& cmd) {
   RunConfig config;
   Inputs inputs;
   Tensor gradOutput;
   try {
     config = buildConfig(o, cmd);
-    if (const auto noGpu = prepareCudaDevice(config)) {
+    if (!o.model.empty()) o.gpu = costmodel::resolveGpuProfile(o.model);
+    if (const auto noGpu = prepareCudaDevice(config, o.gpu ? &*o.gpu : nullptr)) {
       std::cerr << "matmulviz-cli strategies: " << *noGpu << "\n";
       return 1;
     }
@@ -140,9 +145,6 @@ int run(const Options& o, const CLI::App& cmd) {
           "--timeline: '-' is not allowed: give a file path (the trace is "
           "large, and --json - already uses stdout)");
     checkOutputPath(o.timeline, "--timeline");
-    if (!o.model.empty() && !costmodel::findGpuProfile(o.model))
-      throw std::invalid_argument("--model: unknown GPU profile '" + o.model +
-                                  "' (allowed: " + costmodel::gpuProfileKeys() + ")");
     // Checks everything before any allocation, then makes the inputs (random, or --a/--c/--q).
     PreparedRun prepared = prepareRun(config, [&](const RunConfig& c) { return loadInputs(o, c); });
     config = std::move(prepared.config);
@@ -191,7 +193,8 @@ Action addStrategiesCommand(CLI::App& app) {
                      "cuBLAS; float32) (default cpu)");
   const TextOptions option{*cmd};
   cmd->add_flag("--force", o->force,
-                "run a backward even when it is estimated to take over a minute");
+                "run a backward even when it is estimated to take over a minute (on any device: "
+                "on cuda the estimate uses the GPU profile's bandwidth)");
   option("--json", o->json,
          "write the report as JSON to PATH, or - for stdout. max_rel_err (and a backward's "
          "max_rel_err_da/_dc) is null when not computed (meta) or not finite: NaN or Inf in out, "
@@ -204,8 +207,11 @@ Action addStrategiesCommand(CLI::App& app) {
   option("--q", o->qPath, "q from a .npy file [N], int64", "FILE.npy");
   option("--grad-output", o->gradOutputPath, "grad_output from a .npy file [N, I, K]", "FILE.npy");
   option("--model", o->model,
-         "add the cost model's predicted GPU time (a model, not a measurement): h100 | a100 | t4",
-         "GPU");
+         "add the cost model's predicted GPU time (a model, not a measurement): h200 | h100 | "
+         "a100 | t4, or a profile file written by `matmulviz-cli calibrate`; on --device cuda "
+         "it is also the bandwidth a backward's estimate uses (default: the profile the GPU's "
+         "name names)",
+         "GPU|FILE");
   option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy", "DIR");
   return [o, cmd] { return run(*o, *cmd); };
 }

@@ -2,6 +2,7 @@
 // scripts/screenshot) the screenshot tour.
 #include "app/gui/platform_choice.h"
 #include "app/gui/screenshot_tour.h"
+#include "core/costmodel/profile_file.h"
 #include "ui/widgets/compare_controller.h"
 #include "ui/widgets/compare_window.h"
 #include "ui/widgets/file_loader.h"
@@ -13,6 +14,8 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 namespace {
 
@@ -74,7 +77,12 @@ int main(int argc, char** argv) {
       "Compare the two FILEs side by side (reports, Python runs' reports or snapshots): "
       "matmulviz --compare A.json B.json; with --view strategies, on the "
       "comparison's Strategies page.");
-  cli.addOptions({present, preset, view, run, history, shots, tour, compare});
+  const QCommandLineOption model(
+      "model",
+      "Predicted GPU times on <gpu>: h200, h100 (default), a100, t4, or a profile file written "
+      "by matmulviz-cli calibrate on the user's own GPU.",
+      "gpu");
+  cli.addOptions({present, preset, view, run, history, shots, tour, compare, model});
   cli.addPositionalArgument("files",
                             "Reports (matmulviz-cli ... --json, python3 -m matmulviz ... "
                             "--report), presets, PyTorch memory snapshots or Python scripts to "
@@ -87,8 +95,18 @@ int main(int argc, char** argv) {
                  int(cli.positionalArguments().size()));
     return 2;
   }
+  std::optional<matmulviz::costmodel::GpuProfile> gpuProfile;
+  if (cli.isSet(model)) {
+    try {
+      gpuProfile = matmulviz::costmodel::resolveGpuProfile(cli.value(model).toStdString());
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "matmulviz: %s\n", e.what());
+      return 2;
+    }
+  }
   using matmulviz::ui::MainWindow;
   MainWindow window(cli.value(history));
+  if (gpuProfile) window.setGpuProfile(*gpuProfile);
   if (const int status = applyPresetAndView(window, cli, preset, view, views)) return status;
   if (cli.isSet(shots)) {
     auto* screenshots = new matmulviz::app::ScreenshotTour(

@@ -8,9 +8,8 @@ namespace matmulviz::costmodel {
 std::optional<RunPrediction> predictRun(const Workload& w, std::string_view strategy,
                                         const GpuProfile& gpu) {
   try {
-    const WorkCounts counts =
-        strategyCounts(strategy, {w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)});
-    return RunPrediction{counts, predict(counts, gpu)};
+    const StrategyWorkload sizes{w.n, w.m, w.i, w.j, w.k, w.batch, elementSize(w.dtype)};
+    return RunPrediction{strategyCounts(strategy, sizes), predictStrategy(strategy, sizes, gpu)};
   } catch (const std::invalid_argument&) {  // a strategy the model does not know
     return std::nullopt;
   }
@@ -24,6 +23,8 @@ void addPredictions(nlohmann::ordered_json& j, const StrategiesReport& report,
     j["runs"][x]["predicted"] = {{"model", std::string(gpu.name)},
                                  {"time_s", p->prediction.totalS},
                                  {"bound", std::string(p->prediction.bound)},
+                                 {"host_s", p->prediction.hostS},
+                                 {"explanation", p->prediction.explanation},
                                  {"launches", p->counts.launches},
                                  {"bytes_read", p->counts.bytesRead},
                                  {"bytes_written", p->counts.bytesWritten},

@@ -13,7 +13,8 @@
 
 namespace matmulviz::costmodel {
 
-/// A run's forward counts (strategyCounts) and the model's prediction of them.
+/// A run's forward device counts (strategyCounts) and the model's prediction of its time, host
+/// included (predictStrategy).
 struct RunPrediction {
   WorkCounts counts;
   Prediction prediction;
@@ -25,7 +26,8 @@ std::optional<RunPrediction> predictRun(const Workload& workload, std::string_vi
                                         const GpuProfile& gpu);
 
 /// Adds to each run of `j` (toJson(report), runs in the report's order) a "predicted" object:
-/// {"model", "time_s", "bound", "launches", "bytes_read", "bytes_written", "flops"}; runs the
+/// {"model", "time_s", "bound", "host_s", "explanation", "launches", "bytes_read",
+/// "bytes_written", "flops"}; runs the
 /// model does not know get none.
 void addPredictions(nlohmann::ordered_json& j, const StrategiesReport& report,
                     const GpuProfile& gpu);

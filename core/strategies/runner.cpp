@@ -266,9 +266,10 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   std::vector<BackwardOutcome> estimates(config_.strategies.size());
   bool anyBackwardRuns = false;
   const bool anyGrad = config_.requiresGrad.any();
-  // A GPU's backward takes seconds at most: only the cpu device's is estimated and skipped.
-  if (config_.backward && anyGrad && config_.device != DeviceKind::Cpu) anyBackwardRuns = hasData;
-  if (config_.backward && anyGrad && config_.device == DeviceKind::Cpu) {
+  // Every device with data estimates its backwards (strategy1's, with c requiring grad,
+  // allocates hundreds of TiB of zero-filled gradients: hours on a GPU too); meta runs them all,
+  // it only counts bytes.
+  if (config_.backward && anyGrad && hasData) {
     for (size_t x = 0; x < config_.strategies.size(); ++x) {
       if (progress) progress(progressOf(RunProgress::Phase::EstimatingBackward, int(x)));
       estimates[x] = estimateBackward(findStrategy(config_.strategies[x]));
@@ -295,14 +296,18 @@ StrategiesReport StrategyRunner::run(const ProgressFn& progress, const std::atom
   return report;
 }
 
+double StrategyRunner::estimateBandwidth() const {
+  return config_.deviceBandwidthBytesPerS.value_or(0) > 0 ? *config_.deviceBandwidthBytesPerS
+                                                          : hostBandwidthBytesPerSecond();
+}
+
 BackwardOutcome StrategyRunner::estimateBackward(const StrategyInfo& s) {
   BackwardOutcome b;
   b.estimateBytes = dryRun(s).backwardBytes;
   // Each byte a backward allocates is written (zeros or a result) and read back about twice
   // (accumulation): ~3 passes over it at the measured rate, times 1.5 for what the probe
   // misses (cache misses, the allocator, a busy machine).
-  b.estimateSeconds =
-      1.5 * 3.0 * static_cast<double>(b.estimateBytes) / hostBandwidthBytesPerSecond();
+  b.estimateSeconds = 1.5 * 3.0 * static_cast<double>(b.estimateBytes) / estimateBandwidth();
   return b;
 }
 
@@ -394,8 +399,10 @@ StrategyRun StrategyRunner::runOne(const StrategyInfo& s, int index,
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       "backward would take about %.0f s here (its ops allocate %s, mostly "
-                      "zero-filled gradients of whole inputs)",
-                      b.estimateSeconds, formatBytes(b.estimateBytes).c_str());
+                      "zero-filled gradients of whole inputs, written and read at about %.3g "
+                      "GB/s)",
+                      b.estimateSeconds, formatBytes(b.estimateBytes).c_str(),
+                      estimateBandwidth() / 1e9);
         b.message = buf;
       } else {
         try {

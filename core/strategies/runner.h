@@ -27,6 +27,10 @@ struct RunConfig {
   bool backward = false;
   bool force = false;                ///< run backward even when estimated over the limit
   double backwardLimitSeconds = 60;  ///< estimates above this are skipped unless force
+  /// Memory bandwidth of the run's device (bytes read + written per second) for the backward
+  /// estimate: on cuda the GPU profile's (kernels/cuda/cuda_device.h useCudaDeviceIfAsked);
+  /// unset, this machine's host copy bandwidth, measured (hostBandwidthBytesPerSecond).
+  std::optional<double> deviceBandwidthBytesPerS;
   bool recordTimeline = false;
   bool keepOutputs = false;     ///< host copies of out, dA, dC (for --save-dir)
   bool checkHostMemory = true;  ///< refuse workloads that would not fit in RAM
@@ -42,7 +46,7 @@ struct RunConfig {
 struct RunProgress {
   enum class Phase {
     CheckingMemory,      ///< checkFitsInHostMemory: the meta dry run of `strategy`
-    EstimatingBackward,  ///< the backward estimate of `strategy` (cpu device, with backward)
+    EstimatingBackward,  ///< the backward estimate of `strategy` (a device with data, backward)
     Reference,           ///< the float64 reference of out (and of dA, dC); no strategy
     Forward,             ///< repeat `repeat` of `repeatCount` of `strategy`'s statement
     Backward,            ///< `strategy`'s backward, after its last repeat
@@ -78,7 +82,7 @@ class StrategyRunner {
 
   /// Runs every configured strategy. A strategy that fails (out of memory) is reported with
   /// ok = false and the others still run. `cancel`, when set, stops between runs. `progress`
-  /// hears, in order: EstimatingBackward per strategy (cpu with backward), Reference (devices
+  /// hears, in order: EstimatingBackward per strategy (with backward and data), Reference (devices
   /// with data), then per strategy Forward 1..repeats and Backward (when it runs), and
   /// Finished unless cancelled.
   StrategiesReport run(const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr);
@@ -91,8 +95,11 @@ class StrategyRunner {
   /// The strategy (and, with backward, its backward) on a meta device: peak reserved bytes and
   /// the bytes the backward allocates. Computed once per strategy and kept.
   const DryRun& dryRun(const StrategyInfo& s);
-  /// The backward's bytes (a meta dry run) and the time they would take here.
+  /// The backward's bytes (a meta dry run) and the time they would take on the run's device
+  /// (RunConfig::deviceBandwidthBytesPerS, else the host's measured bandwidth).
   BackwardOutcome estimateBackward(const StrategyInfo& s);
+  /// The bandwidth the estimate uses, bytes per second.
+  double estimateBandwidth() const;
   StrategyRun runOne(const StrategyInfo& s, int index, const BackwardOutcome& estimate,
                      const ProgressFn& progress);
   /// A RunProgress of `phase` for the strategy at `index` (-1: none).

@@ -3,9 +3,11 @@
 // segments of the caching-allocator model (cuda_segment_backing.h) and whose arithmetic is
 // CudaComputeBackend (cuda_compute_backend.h). Plain C++: callers need no CUDA headers.
 
+#include "core/costmodel/cost_model.h"
 #include "core/memory/caching_allocator.h"
 #include "core/strategies/runner.h"
 #include "core/tensor/device.h"
+#include "kernels/cuda/cuda_probe.h"
 
 namespace matmulviz::kernels::cuda {
 
@@ -19,12 +21,26 @@ namespace matmulviz::kernels::cuda {
 /// the build has no CUDA backend, and CudaError when `device` cannot be selected.
 DevicePtr makeCudaDevice(CachingAllocator::Options options = {}, int device = 0);
 
+/// The GPU profile a cuda run's estimates use: `model` when given (--model, a calibrated file),
+/// else the built-in profile the first device's name names ("NVIDIA H200" -> h200), else t4's,
+/// the slowest built-in one, so that an unknown GPU skips a long backward rather than runs it.
+inline costmodel::GpuProfile gpuProfileOfThisDevice(const costmodel::GpuProfile* model = nullptr) {
+  if (model != nullptr) return *model;
+  const CudaStatus status = probeCuda();
+  if (status.available && !status.deviceNames.empty())
+    if (const costmodel::GpuProfile* p = costmodel::profileForDeviceName(status.deviceNames[0]))
+      return *p;
+  return *costmodel::findGpuProfile("t4");
+}
+
 /// When `config` asks for the cuda device, makes the runner create each run's device with
-/// makeCudaDevice (the engine cannot make GPU devices itself); otherwise leaves it alone. The
-/// first run then throws CudaError saying why when no GPU answers.
-inline void useCudaDeviceIfAsked(RunConfig& config) {
-  if (config.device == DeviceKind::Cuda)
-    config.deviceFactory = [](CachingAllocator::Options o) { return makeCudaDevice(o); };
+/// makeCudaDevice (the engine cannot make GPU devices itself) and estimate backwards at the GPU's
+/// bandwidth (gpuProfileOfThisDevice(model)); otherwise leaves it alone. The first run then
+/// throws CudaError saying why when no GPU answers.
+inline void useCudaDeviceIfAsked(RunConfig& config, const costmodel::GpuProfile* model = nullptr) {
+  if (config.device != DeviceKind::Cuda) return;
+  config.deviceFactory = [](CachingAllocator::Options o) { return makeCudaDevice(o); };
+  config.deviceBandwidthBytesPerS = gpuProfileOfThisDevice(model).bandwidthBytesPerS;
 }
 
 }  // namespace matmulviz::kernels::cuda

@@ -1,5 +1,6 @@
 // Built instead of the .cu files when the CUDA toolkit was not found at configure time: the
 // CUDA backend's functions exist and throw CudaError saying why.
+#include "kernels/cuda/calibrate.h"
 #include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -46,6 +47,12 @@ void CudaSegmentBacking::release(void*, std::size_t) noexcept {}
 
 DevicePtr makeCudaDevice(CachingAllocator::Options, int) {
   // Worded as the CUDA build's "no device answers", which callers and tests look for.
+  throw CudaError(
+      "CUDA is not available: this build has no CUDA backend (no CUDA toolkit was found at "
+      "configure time, or MATMULVIZ_CUDA=OFF)");
+}
+
+Calibration calibrateGpu(int) {
   throw CudaError(
       "CUDA is not available: this build has no CUDA backend (no CUDA toolkit was found at "
       "configure time, or MATMULVIZ_CUDA=OFF)");

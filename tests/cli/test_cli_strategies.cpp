@@ -136,6 +136,9 @@ class TestCliStrategies : public QObject {
   void devices();
   void cudaRunsOrSaysWhy();
   void costModelPrediction();
+  void costModelFromFile_data();
+  void costModelFromFile();
+  void calibrateWithoutGpu();
 };
 
 void TestCliStrategies::initTestCase() {
@@ -846,7 +849,7 @@ void TestCliStrategies::cudaRunsOrSaysWhy() {
 }
 
 /// --model adds the cost model's prediction, labelled as a model: the per-row strategies are
-/// launch-bound (one launch per row), direct and fused are not.
+/// host-bound (PyTorch's ops, one launch per row), direct and fused are not.
 void TestCliStrategies::costModelPrediction() {
   const CliResult r = runCli({"strategies", "--device", "meta", "--repeats", "1", "--n", "4096",
                               "--m", "64", "--model", "h100", "--json", "-"});
@@ -861,10 +864,61 @@ void TestCliStrategies::costModelPrediction() {
   }
   const QJsonObject s1 = findRun(report, "strategy1").value("predicted").toObject();
   QVERIFY(s1.value("launches").toDouble() >= 4096);
-  QCOMPARE(s1.value("bound").toString(), QStringLiteral("launch"));
+  QCOMPARE(s1.value("bound").toString(), QStringLiteral("host"));
+  QVERIFY2(s1.value("explanation").toString().contains("4096 rows x 3 ops x 6 us on the host"),
+           qPrintable(s1.value("explanation").toString()));
   const QJsonObject fused = findRun(report, "fused").value("predicted").toObject();
   QVERIFY(fused.value("launches").toDouble() <= 3);
   QVERIFY(fused.value("time_s").toDouble() < s1.value("time_s").toDouble());
+}
+
+/// --model FILE: a profile file as `calibrate` writes it gives its own predictions; a file that
+/// is not one is bad input (exit 2) naming --model and the field.
+void TestCliStrategies::costModelFromFile_data() {
+  QTest::addColumn<QString>("bandwidth");  // the file's bandwidth_bytes_per_s
+  QTest::addColumn<int>("exitCode");
+  QTest::addColumn<QString>("expected");  // in stderr, or the run's model name
+  QTest::addRow("a profile") << "1e12" << 0 << "My GPU (calibrated)";
+  QTest::addRow("a negative bandwidth") << "-1" << 2 << "--model: ";
+  QTest::addRow("not JSON") << "}" << 2 << "not a JSON object";
+}
+void TestCliStrategies::costModelFromFile() {
+  QFETCH(QString, bandwidth);
+  QFETCH(int, exitCode);
+  QFETCH(QString, expected);
+  const QString path = dir_.filePath(QStringLiteral("profile.json"));
+  const QString text = QString::fromUtf8(
+                           R"json({"format": "matmulviz-gpu-profile", "version": 1, "key": "mine",
+              "name": "My GPU (calibrated)", "compute_capability": 89,
+              "bandwidth_bytes_per_s": %1, "float32_flops_per_s": 8e13, "sgemm_flops_per_s": 6e13,
+              "launch_latency_s": 3e-6, "on_chip_bytes_per_s": 2e13, "host_op_s": 6e-6,
+              "blocking_copy_s": 3e-5, "host_to_device_bytes_per_s": 2e10})json")
+                           .arg(bandwidth);
+  QVERIFY(writeFile(path, bandwidth == "}" ? QByteArray("}") : text.toUtf8()));
+  const CliResult r =
+      runCli({"strategies", "--device", "meta", "--repeats", "1", "--n", "512", "--m", "64",
+              "--strategies", "direct", "--model", path, "--json", "-"});
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == exitCode, qPrintable(r.describe()));
+  if (exitCode != 0) {
+    QVERIFY2(QString::fromUtf8(r.err).contains(expected), qPrintable(r.describe()));
+    return;
+  }
+  QString error;
+  const QJsonObject p = findRun(parseObject(r.out, &error), "direct").value("predicted").toObject();
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+  QCOMPARE(p.value("model").toString(), expected);
+  QVERIFY(p.value("time_s").toDouble() > 0);
+}
+
+/// calibrate needs a GPU: without one it says so and exits 1 (a run failed), writing nothing.
+void TestCliStrategies::calibrateWithoutGpu() {
+  if (matmulviz::testing::cudaAnswers(QStringLiteral(MATMULVIZ_CLI_PATH)))
+    QSKIP("a GPU answers here: calibrate would measure it (a few seconds), not tested here");
+  const QString out = dir_.filePath(QStringLiteral("calibrated.json"));
+  const CliResult r = runCli({"calibrate", "--out", out});
+  QVERIFY2(r.finished && !r.crashed && r.exitCode == 1, qPrintable(r.describe()));
+  QVERIFY2(r.err.contains("no GPU to measure"), qPrintable(r.describe()));
+  QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestCliStrategies)

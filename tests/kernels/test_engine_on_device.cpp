@@ -303,6 +303,45 @@ class TestEngineOnDevice : public QObject {
     QVERIFY(maxAbsDiff(sim.backward.dC.toDoubles(), cpu.backward.dC.toDoubles()) < 1e-5);
   }
 
+  /// A backward estimated over the limit is skipped on the cuda device as on the cpu one, the
+  /// estimate at the device's bandwidth (RunConfig::deviceBandwidthBytesPerS: the GPU profile's,
+  /// set by useCudaDeviceIfAsked); --force runs it.
+  void slowBackwardSkippedOnDevice_data() {
+    QTest::addColumn<double>("bandwidth");
+    QTest::addColumn<bool>("force");
+    QTest::addColumn<int>("status");
+    QTest::addRow("slow device: skipped") << 1.0 << false << int(BackwardOutcome::Status::Skipped);
+    QTest::addRow("slow device, force: runs") << 1.0 << true << int(BackwardOutcome::Status::Ran);
+    QTest::addRow("fast device: runs") << 1e15 << false << int(BackwardOutcome::Status::Ran);
+  }
+  void slowBackwardSkippedOnDevice() {
+    QFETCH(double, bandwidth);
+    QFETCH(bool, force);
+    QFETCH(int, status);
+    RunConfig c;
+    c.workload.n = 24, c.workload.m = 5, c.workload.i = 2, c.workload.j = 6, c.workload.k = 3;
+    c.workload.batch = 8;
+    c.strategies = {"strategy2"};
+    c.requiresGrad.c = true;
+    c.repeats = 1;
+    c.backward = true;
+    c.force = force;
+    c.device = DeviceKind::Cuda;
+    c.deviceFactory = [](CachingAllocator::Options o) { return deviceUnderTest(o); };
+    c.deviceBandwidthBytesPerS = bandwidth;
+    const StrategyRun r = StrategyRunner(c, makeRandomInputs(c.workload, 3)).run().runs.at(0);
+    QVERIFY2(r.ok, r.error.c_str());
+    QCOMPARE(int(r.backward.status), status);
+    // per row a zero gradient of all of c and the [J, K] gradient of mat2, 512-byte blocks
+    QVERIFY(r.backward.estimateBytes > 0);
+    QCOMPARE(r.backward.estimateSeconds, 4.5 * double(r.backward.estimateBytes) / bandwidth);
+    if (status == int(BackwardOutcome::Status::Skipped)) {
+      QCOMPARE(int(r.backward.reason), int(BackwardOutcome::Reason::OverTimeLimit));
+      QVERIFY2(QString::fromStdString(r.backward.message).contains("at about 1e-09 GB/s"),
+               r.backward.message.c_str());
+    }
+  }
+
   /// runMultihead (what `matmulviz-cli multihead --device cuda` runs) on the device: the cpu
   /// device's tokens, outputs, gradients and memory, and the report says where it ran.
   void multiheadReportMatchesCpu() {

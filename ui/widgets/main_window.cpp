@@ -260,8 +260,7 @@ void MainWindow::onFinished(std::shared_ptr<const StrategiesReport> report,
   cancel_->hide();
   panel_->setRunning(false);
   lastReport_ = report;
-  history_->append(
-      runEntryFromReport(*report, scenario.label(), costmodel::findGpuProfile("h100")));
+  history_->append(runEntryFromReport(*report, scenario.label(), &gpuProfile_));
   compare_->remember(history_->entries().back().id, report);
   strategiesView_->setReport(report);
   memoryView_->setReport(report);

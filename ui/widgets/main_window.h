@@ -9,6 +9,7 @@
 // The seventh tab is the Program view: a Python script (or a Python run's report) opened here, and
 // Ctrl+R / Esc run and cancel its script while it is the current tab.
 
+#include "core/costmodel/cost_model.h"
 #include "core/report/strategies_report.h"
 #include "ui/models/open_file.h"
 #include "ui/models/scenario.h"
@@ -76,6 +77,10 @@ class MainWindow : public QMainWindow {
   QStringList recentFiles() const;
   /// The message of the last failed run ("" when the last run succeeded).
   QString lastError() const;
+  /// The GPU profile whose predicted times runs and opened reports get from now on (default
+  /// h100; `matmulviz --model KEY|FILE`, a file written by `matmulviz-cli calibrate`).
+  void setGpuProfile(const costmodel::GpuProfile& profile) { gpuProfile_ = profile; }
+  const costmodel::GpuProfile& gpuProfile() const { return gpuProfile_; }
 
  public slots:
   /// Runs the strategies; in the Program view, runs its script.
@@ -143,6 +148,7 @@ class MainWindow : public QMainWindow {
   QAction* leaveLessonAction_ = nullptr;
   std::optional<Scenario> beforeLesson_;  ///< set while a lesson's scenario is shown
   QString historyPath_;
+  costmodel::GpuProfile gpuProfile_ = *costmodel::findGpuProfile("h100");
   std::shared_ptr<const StrategiesReport> lastReport_;
   bool classroom_ = false;
   QFont normalFont_;

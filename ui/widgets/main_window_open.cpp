@@ -96,8 +96,7 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
         }
         break;
       }
-      history_->append(
-          runEntryFromReport(*file.report, file.fileName, costmodel::findGpuProfile("h100")));
+      history_->append(runEntryFromReport(*file.report, file.fileName, &gpuProfile_));
       lastReport_ = file.report;
       compare_->remember(history_->entries().back().id, file.report);
       strategiesView_->setReport(file.report);
