@@ -43,29 +43,29 @@ class TestCliCompareSnapshot : public QObject {
     QTest::newRow("run against its snapshot")
         << run << snap
         << QStringList{"events: gather_backward.json vs gather_backward.pickle cuda:0",
-                       "A: 112 allocs and frees, starting after the script's "
+                       "A: 74 allocs and frees, starting after the script's "
                        "torch.cuda.memory._record_memory_history(), 0 blocks alive then; at "
                        "the start: requests 0 B, reserved 0 B",
-                       "B: 112 allocs and frees, starting at the snapshot's first traced event "
+                       "B: 74 allocs and frees, starting at the snapshot's first traced event "
                        "(1 block alive before the recording); at the start: requests 32 MiB, "
                        "reserved 32 MiB",
-                       "no divergence (112 events matched)",
+                       "no divergence (74 events matched)",
                        "live requests: B - A at the start: +32 MiB, the same at every matched "
                        "event"};
     QTest::newRow("one more temporary")
         << extra << snap
         << QStringList{
-               "first divergence at row 10, only in A: event 10, alloc 4000 B (3.9 KiB) "
-               "by empty at gather_backward_extra_temporary.py:22 `extra = "
+               "first divergence at row 6, only in A: A: event 6, alloc 4000 B (3.91 KiB) "
+               "by empty at gather_backward_extra_temporary.py:23 `extra = "
                "torch.empty(1000, device=dev)  # the one statement the GPU's program "
                "does not have`; B: nothing"};
     QTest::newRow("the snapshot as A")
         << snap << extra
         << QStringList{
-               "first divergence at row 10, only in B: A: nothing; B: event 10, alloc "
+               "first divergence at row 6, only in B: A: nothing; B: event 6, alloc "
                "4000 B"};
     QTest::newRow("a snapshot against itself")
-        << snap << snap << QStringList{"no divergence (112 events matched)"};
+        << snap << snap << QStringList{"no divergence (74 events matched)"};
   }
   void text() {
     QFETCH(QString, a);
@@ -86,22 +86,22 @@ class TestCliCompareSnapshot : public QObject {
     const QJsonArray sequences = doc["sequences"].toArray();
     QCOMPARE(sequences.size(), 1);
     const QJsonObject s = sequences[0].toObject();
-    QCOMPARE(s["matched"].toInt(), 112);
-    QCOMPARE(s["a"].toObject()["events"].toInt(), 114);
+    QCOMPARE(s["matched"].toInt(), 74);
+    QCOMPARE(s["a"].toObject()["events"].toInt(), 76);
     QCOMPARE(s["b"].toObject()["start_requested_bytes"].toInteger(), 33554432);
     const QJsonObject d = s["first_divergence"].toObject();
-    QCOMPARE(d["row"].toInt(), 10);
+    QCOMPARE(d["row"].toInt(), 6);
     QCOMPARE(d["kind"].toString(), QString("only in A"));
     QVERIFY(d["b"].isNull());
     const QJsonObject e = d["a"].toObject();
     QCOMPARE(e["action"].toString(), QString("alloc"));
     QCOMPARE(e["bytes"].toInt(), 4000);
     QCOMPARE(e["op"].toString(), QString("empty"));
-    QVERIFY2(e["where"].toString().startsWith("gather_backward_extra_temporary.py:22 "),
+    QVERIFY2(e["where"].toString().startsWith("gather_backward_extra_temporary.py:23 "),
              qPrintable(e["where"].toString()));
     // Matched rows carry both sides' totals; the extra block's free is the only other odd row.
     const QJsonArray rows = s["rows"].toArray();
-    QCOMPARE(rows.size(), 114);
+    QCOMPARE(rows.size(), 76);
     int odd = 0;
     for (const QJsonValue& row : rows) odd += row.toObject()["kind"].toString() != "match";
     QCOMPARE(odd, 2);

@@ -106,7 +106,7 @@ class TestSequenceAlignment : public QObject {
     const SequenceAlignment al = alignSequences(a, b);
     QCOMPARE(describeDivergence(al, a, b),
              std::string("first divergence at row 1, only in A: A: event 1, alloc 4000 B "
-                         "(3.9 KiB) by (unknown); B: nothing"));
+                         "(3.91 KiB) by (unknown); B: nothing"));
     QCOMPARE(describeDivergence(alignSequences(a, a), a, a),
              std::string("no divergence (2 events matched)"));
   }
