@@ -122,9 +122,10 @@ class TestSequenceAlignment : public QObject {
         (QStringLiteral(MATMULVIZ_GPU_SNAPSHOT_DIR "/") + file + ".pickle").toStdString();
     const snapshot::MemorySnapshot snap = snapshot::readMemorySnapshot(path);
     const AllocationSequence mem = sequenceOfSnapshot(snap, 0, "s");
-    // Each starts after a warm-up matmul: its 32 MiB cuBLAS workspace is alive before the trace.
-    QCOMPARE(mem.startBlocks, int64_t(1));
-    QCOMPARE(mem.startRequested, int64_t(32) << 20);
+    // Each starts after a warm-up matmul: its 32 MiB cuBLAS workspace is alive before the trace
+    // (and the autograd thread's, once an earlier program of the process ran a backward).
+    QVERIFY(mem.startBlocks == 1 || mem.startBlocks == 2);
+    QCOMPARE(mem.startRequested, mem.startBlocks * (int64_t(32) << 20));
     QVERIFY(mem.startReserved >= int64_t(32) << 20);
     QVERIFY(!mem.events.empty());
     // The live requests after each event: those at the start plus the events so far.
