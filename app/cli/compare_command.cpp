@@ -83,7 +83,7 @@ std::vector<std::string> checkOptions(const Options& o, const CLI::App& cmd) {
 
 int run(const Options& o, const CLI::App& cmd) {
   std::vector<std::string> formats;
-  std::pair<LoadedReport, LoadedReport> loaded;
+  std::pair<CompareInput, CompareInput> loaded;
   ReportComparison c;
   try {
     formats = checkOptions(o, cmd);
@@ -92,6 +92,9 @@ int run(const Options& o, const CLI::App& cmd) {
     std::cerr << "matmulviz-cli compare: " << e.what() << "\n";
     return 2;
   } catch (const ReportLoadError& e) {
+    std::cerr << "matmulviz-cli compare: " << e.what() << "\n";
+    return 2;
+  } catch (const snapshot::SnapshotError& e) {
     std::cerr << "matmulviz-cli compare: " << e.what() << "\n";
     return 2;
   }
@@ -112,13 +115,15 @@ Action addCompareCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Compare two reports (strategies --json, with --timeline for memory; or Python runs' "
-      "reports): per strategy maxMem, curMem and time, and per memory timeline the peaks and the "
-      "bytes alive at the peak by category and label, as A, B and B - A, largest difference "
-      "first");
+      "Compare two reports (strategies --json, with --timeline for memory; Python runs' "
+      "reports; PyTorch memory snapshots): per strategy maxMem, curMem and time, and per memory "
+      "timeline the peaks and the bytes alive at the peak by category and label, as A, B and "
+      "B - A, largest difference first; a Python run against a snapshot (or two of either) "
+      "also event by event: the allocs and frees aligned by kind, request size and order, the "
+      "first divergence named, and the totals at every matched event");
   cmd->add_option("files", o->files,
-                  "the two report files, A then B (differences are B - A); a file that cannot "
-                  "be read exits 2 naming it")
+                  "the two report or snapshot files, A then B (differences are B - A); a file "
+                  "that cannot be read exits 2 naming it")
       ->required()
       ->expected(2)
       ->type_name("A B");
@@ -134,7 +139,7 @@ Action addCompareCommand(CLI::App& app) {
   option("--formats", o->formats, "with --out: comma-separated png,svg,pdf,csv (default all)",
          "LIST");
   cmd->add_option("--rows", o->rows,
-                  "at most N rows per per-label list in the text (0: all; "
+                  "at most N rows per per-label list and per event table in the text (0: all; "
                   "default 20)")
       ->type_name("N");
   return [o, cmd] { return run(*o, *cmd); };

@@ -118,6 +118,7 @@ void Walker::device(size_t device) {
   }
   for (const InitialBlock& b : initialBlocks(s_, device))
     allocate(b.addr, b.size, b.requested, b.stack, 0);
+  out_.markRecordingStart();
   if (!trace) return;
   int64_t t0 = -1;
   for (size_t x = 0; x < trace->count() && t0 < 0; ++x) t0 = trace->timeUs[x];

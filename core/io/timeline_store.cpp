@@ -86,11 +86,12 @@ TimelineStore::TimelineStore(const std::string& path, bool removeWhenClosed)
   sqlite3_exec(db_, "PRAGMA cache_size=-32768", nullptr, nullptr, nullptr);
   try {
     Query q(db_, path_,
-            "SELECT id, name, events, peak_allocated, peak_index, max_reserved, end_us, levels "
+            "SELECT id, name, events, peak_allocated, peak_index, max_reserved, end_us, levels, "
+            "recording_start "
             "FROM devices ORDER BY id");
     while (q.step())
       devices_.push_back({q.integer(0), q.text(1), q.integer(2), q.integer(3), q.integer(4),
-                          q.integer(5), q.real(6), int(q.integer(7))});
+                          q.integer(5), q.real(6), int(q.integer(7)), q.integer(8)});
   } catch (const StoreError&) {
     sqlite3_close(db_);
     throw StoreError("'" + path + "': not a matmulviz timeline store");

@@ -4,7 +4,8 @@
 // SQLite C API).
 //
 // Schema (one file, several devices):
-//   devices(id, name, events, peak_allocated, peak_index, max_reserved, end_us)
+//   devices(id, name, events, peak_allocated, peak_index, max_reserved, end_us, levels,
+//     recording_start)
 //   chunks(id = device << 32 | chunk, first_us, last_us, data): the events, kChunkEvents a row,
 //     packed little-endian (StoredEvent below, kEventBytes each); queried by event range, and
 //     by time through first_us/last_us
@@ -68,6 +69,9 @@ struct DeviceInfo {
   int64_t maxReserved = 0;
   double endUs = 0;
   int levels = 0;  ///< levels of detail; the last has one bucket
+  /// The index of the first event the recording made: those before it place what was alive
+  /// when the recording began (a snapshot's blocks and segments at time 0); 0 when none.
+  int64_t recordingStart = 0;
 };
 
 /// Writes a new store. Events go in per device, in order; levels of detail are built as they
@@ -82,6 +86,9 @@ class TimelineWriter {
 
   void beginDevice(int64_t id, const std::string& name);
   void add(const StoredEvent& e);
+  /// The events added so far place what was alive before the recording (DeviceInfo::
+  /// recordingStart); call at most once per device, after those events.
+  void markRecordingStart();
   void endDevice();
   void addStack(uint32_t id, const std::string& label, const std::string& function);
   /// Writes everything and closes the file.

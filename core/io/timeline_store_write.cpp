@@ -28,10 +28,10 @@ int64_t bucketEvents(size_t level) {
 
 constexpr const char* kSchema =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-    "INSERT INTO meta VALUES('format', 'matmulviz-timeline-store 1');"
+    "INSERT INTO meta VALUES('format', 'matmulviz-timeline-store 2');"
     "CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT, events INTEGER, "
     "peak_allocated INTEGER, peak_index INTEGER, max_reserved INTEGER, end_us REAL, "
-    "levels INTEGER);"
+    "levels INTEGER, recording_start INTEGER);"
     "CREATE TABLE chunks(id INTEGER PRIMARY KEY, first_us REAL, last_us REAL, data BLOB);"
     "CREATE TABLE lod(device INTEGER, level INTEGER, bucket INTEGER, alloc_min INTEGER, "
     "alloc_max INTEGER, req_min INTEGER, req_max INTEGER, res_min INTEGER, res_max INTEGER, "
@@ -149,6 +149,10 @@ void TimelineWriter::flushChunk() {
   buffer_.clear();
 }
 
+void TimelineWriter::markRecordingStart() {
+  device_.recordingStart = device_.events;
+}
+
 void TimelineWriter::endDevice() {
   flushChunk();
   // Partial buckets, upwards, up to the first level whose one bucket covers every event.
@@ -172,7 +176,7 @@ void TimelineWriter::endDevice() {
       break;
     }
   }
-  sqlite3_stmt* s = prepare("INSERT INTO devices VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+  sqlite3_stmt* s = prepare("INSERT INTO devices VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sqlite3_bind_int64(s, 1, device_.id);
   sqlite3_bind_text(s, 2, device_.name.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(s, 3, device_.events);
@@ -181,6 +185,7 @@ void TimelineWriter::endDevice() {
   sqlite3_bind_int64(s, 6, device_.maxReserved);
   sqlite3_bind_double(s, 7, device_.endUs);
   sqlite3_bind_int64(s, 8, device_.levels);
+  sqlite3_bind_int64(s, 9, device_.recordingStart);
   const int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) throw StoreError("'" + path_ + "': " + sqlite3_errmsg(db_));

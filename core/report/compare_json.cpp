@@ -73,6 +73,56 @@ Json timeline(const ComparedTimeline& t) {
               {"allocations_by_label", allocations}};
 }
 
+Json sequenceSide(const AllocationSequence& s) {
+  return Json{{"name", s.name},
+              {"events", s.events.size()},
+              {"start", s.start},
+              {"start_requested_bytes", s.startRequested},
+              {"start_reserved_bytes", s.hasReserved() ? Json(s.startReserved) : Json(nullptr)},
+              {"start_blocks", s.startBlocks}};
+}
+
+Json sequenceEvent(const AllocationSequence& s, int64_t x) {
+  if (x < 0) return nullptr;
+  const SequenceEvent& e = s.events[size_t(x)];
+  const SequenceSite& site = s.sites[size_t(e.site)];
+  return Json{{"event", x},
+              {"source", e.source},
+              {"action", e.alloc ? "alloc" : "free"},
+              {"bytes", e.bytes},
+              {"op", site.op},
+              {"where", site.where},
+              {"requested_bytes", e.requested},
+              {"reserved_bytes", e.reserved < 0 ? Json(nullptr) : Json(e.reserved)}};
+}
+
+Json sequence(const ComparedSequence& c) {
+  const SequenceAlignment& al = c.alignment;
+  Json rows = Json::array();
+  for (const AlignedRow& r : al.rows)
+    rows.push_back({{"kind", alignedKindName(r.kind)},
+                    {"a", sequenceEvent(*c.a, r.a)},
+                    {"b", sequenceEvent(*c.b, r.b)}});
+  auto row = [](int64_t x) { return x < 0 ? Json(nullptr) : Json(x); };
+  Json divergence = nullptr;
+  if (al.diverges()) {
+    const AlignedRow& r = al.rows[size_t(al.firstDivergence)];
+    divergence = {{"row", al.firstDivergence},
+                  {"kind", alignedKindName(r.kind)},
+                  {"a", sequenceEvent(*c.a, r.a)},
+                  {"b", sequenceEvent(*c.b, r.b)},
+                  {"text", describeDivergence(al, *c.a, *c.b)}};
+  }
+  return Json{{"name", c.name},
+              {"a", sequenceSide(*c.a)},
+              {"b", sequenceSide(*c.b)},
+              {"matched", al.matched},
+              {"first_divergence", divergence},
+              {"first_requested_drift_row", row(al.firstRequestedDrift)},
+              {"first_reserved_drift_row", row(al.firstReservedDrift)},
+              {"rows", rows}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json compareToJson(const ReportComparison& c) {
@@ -91,6 +141,9 @@ nlohmann::ordered_json compareToJson(const ReportComparison& c) {
   Json timelines = Json::array();
   for (const ComparedTimeline& t : c.timelines) timelines.push_back(timeline(t));
   j["timelines"] = timelines;
+  Json sequences = Json::array();
+  for (const ComparedSequence& q : c.sequences) sequences.push_back(sequence(q));
+  j["sequences"] = sequences;
   j["notes"] = c.notes;
   return j;
 }

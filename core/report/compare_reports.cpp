@@ -1,7 +1,12 @@
 #include "core/report/compare_reports.h"
 
+#include "core/io/snapshot_store.h"
+#include "core/io/snapshot_timeline.h"
+#include "core/report/python_report.h"
+
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 namespace matmulviz {
 
@@ -52,6 +57,26 @@ void pairTimelines(const CompareSide& a, const CompareSide& b, ReportComparison&
                         " have no name in common, so none is compared");
 }
 
+/// Pairs the sequences: one on each side, whatever their names; else the i-th with the i-th
+/// when both sides have as many (the devices of two snapshots).
+void pairSequences(const CompareSide& a, const CompareSide& b, ReportComparison& out) {
+  if (a.sequences.empty() || b.sequences.empty()) return;
+  if (a.sequences.size() != b.sequences.size()) {
+    out.notes.push_back(quoted(a.file) + " has " + std::to_string(a.sequences.size()) +
+                        " devices and " + quoted(b.file) + " " +
+                        std::to_string(b.sequences.size()) +
+                        ": their allocation sequences are not aligned");
+    return;
+  }
+  for (size_t k = 0; k < a.sequences.size(); ++k) {
+    ComparedSequence c;
+    c.a = a.sequences[k], c.b = b.sequences[k];
+    c.name = c.a->name == c.b->name ? c.a->name : c.a->name + " vs " + c.b->name;
+    c.alignment = alignSequences(*c.a, *c.b);
+    out.sequences.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 CompareSide compareSide(const LoadedReport& loaded, const std::string& file) {
@@ -75,9 +100,11 @@ ReportComparison compareReports(const CompareSide& a, const CompareSide& b) {
     out.strategies = compareStrategies(*a.report, *b.report);
   }
   for (const CompareSide* side : {&a, &b})
-    if (side->timelines.empty()) out.notes.push_back(noTimelineNote(*side));
+    if (side->timelines.empty() && side->sequences.empty())
+      out.notes.push_back(noTimelineNote(*side));
   pairTimelines(a, b, out);
-  if (!out.hasStrategies && out.timelines.empty()) {
+  pairSequences(a, b, out);
+  if (!out.hasStrategies && out.timelines.empty() && out.sequences.empty()) {
     std::string why = "nothing to compare between " + quoted(a.file) + " and " + quoted(b.file) +
                       ": they are not both strategies reports and have no memory timelines to "
                       "pair";
@@ -87,14 +114,57 @@ ReportComparison compareReports(const CompareSide& a, const CompareSide& b) {
   return out;
 }
 
+CompareInput readCompareInput(const std::string& path, const std::string& name) {
+  CompareInput in;
+  char first = 0;
+  if (std::ifstream f(path, std::ios::binary); f && f.get(first) && uint8_t(first) == 0x80) {
+    const snapshot::MemorySnapshot snap = snapshot::readMemorySnapshot(path);
+    const bool onDisk = snap.eventCount() > snapshot::kStoreAboveEvents;
+    for (const size_t d : snapshot::devicesWithMemory(snap)) {
+      const std::string device = "cuda:" + std::to_string(d);
+      if (!onDisk) in.snapshotTimelines.emplace_back(device, snapshot::toMemoryTimeline(snap, d));
+      in.sequences.push_back(sequenceOfSnapshot(snap, d, name + " " + device));
+    }
+    if (onDisk)
+      in.note = quoted(name) + " has more than " + std::to_string(snapshot::kStoreAboveEvents) +
+                " events: compared event by event only (no peaks by label)";
+    return in;
+  }
+  std::string fileName;  // readReportText says why a file cannot be read
+  const std::string text = readReportText(path, fileName);
+  const nlohmann::json doc = parseReportJson(text, name);
+  in.report = readReport(doc, name);
+  if (in.report.kind == "python") {
+    in.python = readPythonReport(doc, name);
+    in.sequences.push_back(sequenceOfPythonReport(*in.python, name));
+  }
+  return in;
+}
+
+CompareSide compareSide(const CompareInput& input, const std::string& file) {
+  CompareSide side;
+  if (!input.report.kind.empty()) {
+    side = compareSide(input.report, file);
+  } else {
+    side.file = file;
+    for (const auto& [name, t] : input.snapshotTimelines) side.timelines.emplace_back(name, &t);
+  }
+  for (const AllocationSequence& s : input.sequences) side.sequences.push_back(&s);
+  return side;
+}
+
 ReportComparison compareReportFiles(const std::string& pathA, const std::string& pathB,
-                                    std::pair<LoadedReport, LoadedReport>& keep) {
-  keep.first = readReportFile(pathA);
-  keep.second = readReportFile(pathB);
+                                    std::pair<CompareInput, CompareInput>& keep) {
   std::string nameA = std::filesystem::path(pathA).filename().string();
   std::string nameB = std::filesystem::path(pathB).filename().string();
   if (nameB == nameA) nameA += " (A)", nameB += " (B)";  // two files of one name, two folders
-  return compareReports(compareSide(keep.first, nameA), compareSide(keep.second, nameB));
+  keep.first = readCompareInput(pathA, nameA);
+  keep.second = readCompareInput(pathB, nameB);
+  ReportComparison c =
+      compareReports(compareSide(keep.first, nameA), compareSide(keep.second, nameB));
+  for (const CompareInput* in : {&keep.first, &keep.second})
+    if (!in->note.empty()) c.notes.push_back(in->note);
+  return c;
 }
 
 }  // namespace matmulviz

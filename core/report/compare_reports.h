@@ -6,8 +6,10 @@
 
 #include "core/report/compare.h"
 #include "core/report/report_load.h"
+#include "core/report/sequence_alignment.h"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,6 +33,9 @@ struct CompareSide {
   /// Said when `timelines` is empty, instead of the default (which tells a strategies report to
   /// rerun with --timeline): e.g. why an app's run kept no timeline.
   std::string noTimelineNote;
+  /// Allocation sequences to align event by event (a Python run's, a snapshot device's), named
+  /// as their timelines; a snapshot kept on disk has these and no `timelines`.
+  std::vector<const AllocationSequence*> sequences;
 };
 
 /// The side of a loaded report: kind "strategies" gives its report and the timeline of each run
@@ -47,6 +52,14 @@ struct ComparedTimeline {
   TimelineComparison difference;
 };
 
+/// One pair of allocation sequences aligned event by event.
+struct ComparedSequence {
+  std::string name;  ///< "nameA vs nameB", or the name both have
+  const AllocationSequence* a = nullptr;
+  const AllocationSequence* b = nullptr;
+  SequenceAlignment alignment;
+};
+
 struct ReportComparison {
   std::string fileA, fileB;
   bool hasStrategies = false;       ///< both sides are strategies reports
@@ -54,20 +67,46 @@ struct ReportComparison {
   /// Timelines of the same name on both sides, in A's order; when each side has exactly one
   /// timeline, those two whatever their names (two Python runs, two snapshots of one device).
   std::vector<ComparedTimeline> timelines;
+  /// Sequences aligned event by event: when each side has exactly one, those two; else those of
+  /// the same name.
+  std::vector<ComparedSequence> sequences;
   /// What is missing, and what to rerun: "'a.json' has no memory timeline: rerun it with
   /// `matmulviz-cli strategies ... --json a.json --timeline t.json`".
   std::vector<std::string> notes;
 };
 
 /// Compares `a` with `b` (B - A). Throws CompareError, naming both files, when there is nothing
-/// to compare: neither two strategies reports nor a pair of timelines (e.g. a strategies report
-/// without timelines beside a Python run: the message says to rerun the report with --timeline).
+/// to compare: neither two strategies reports nor a pair of timelines or sequences (e.g. a
+/// strategies report without timelines beside a Python run: the message says to rerun the
+/// report with --timeline).
 ReportComparison compareReports(const CompareSide& a, const CompareSide& b);
 
-/// The same on two report files (readReportFile, then compareSide). Throws ReportLoadError
-/// naming the file that cannot be read, and CompareError as compareReports. The loaded reports
-/// are kept in `keep` (the comparison points into them).
+/// A file read for a comparison: a matmulviz report, or a PyTorch memory snapshot (a pickle,
+/// torch.cuda.memory._dump_snapshot). What its CompareSide points into.
+struct CompareInput {
+  LoadedReport report;                 ///< a report file
+  std::optional<PythonReport> python;  ///< a report of kind "python", for its sequence
+  /// A snapshot's timelines by device ("cuda:0"); none above snapshot::kStoreAboveEvents
+  /// events (such a snapshot is compared by its sequences only, as the app does with one kept
+  /// on disk).
+  std::vector<std::pair<std::string, MemoryTimeline>> snapshotTimelines;
+  std::vector<AllocationSequence> sequences;
+  std::string note;  ///< said beside the comparison
+};
+
+/// Reads the report or snapshot at `path` (told apart by the first byte: a pickle starts with
+/// 0x80), named `name` in messages and sequences. Throws ReportLoadError for a report and
+/// snapshot::SnapshotError (or pickle::PickleError) for a snapshot that cannot be read, each
+/// naming the file.
+CompareInput readCompareInput(const std::string& path, const std::string& name);
+
+/// The side of a read input (compareSide for a report, plus its sequences).
+CompareSide compareSide(const CompareInput& input, const std::string& file);
+
+/// The same on two files (readCompareInput, then compareSide). Throws ReportLoadError or
+/// snapshot::SnapshotError naming the file that cannot be read, and CompareError as
+/// compareReports. The inputs are kept in `keep` (the comparison points into them).
 ReportComparison compareReportFiles(const std::string& pathA, const std::string& pathB,
-                                    std::pair<LoadedReport, LoadedReport>& keep);
+                                    std::pair<CompareInput, CompareInput>& keep);
 
 }  // namespace matmulviz

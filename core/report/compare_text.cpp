@@ -109,6 +109,81 @@ void writeTimeline(std::ostream& os, const ComparedTimeline& t, size_t maxRows) 
   });
 }
 
+/// "alloc 750 KiB", "free 4 B"; "-" for no event.
+std::string shortEvent(const AllocationSequence& s, int64_t x) {
+  if (x < 0) return "-";
+  const SequenceEvent& e = s.events[size_t(x)];
+  return std::string(e.alloc ? "alloc " : "free ") + formatSize(e.bytes);
+}
+
+/// "A: 59 events, after ...; at the start: requests 0 B, reserved 0 B".
+std::string sideLine(const char* side, const AllocationSequence& s) {
+  std::string text = std::string("  ") + side + ": " + std::to_string(s.events.size()) +
+                     " allocs and frees, starting " + s.start + "; at the start: requests " +
+                     formatSize(s.startRequested);
+  if (s.hasReserved()) text += ", reserved " + formatSize(s.startReserved);
+  return text + "\n";
+}
+
+/// How B - A of one total went over the matched rows.
+std::string driftLine(const char* total, int64_t atStart, int64_t firstDrift,
+                      const SequenceAlignment& al, const AllocationSequence& a,
+                      const AllocationSequence& b, bool reserved) {
+  std::string text =
+      std::string("  ") + total + " B - A at the start: " + formatSizeDifference(atStart);
+  if (firstDrift < 0) return text + ", the same at every matched event\n";
+  const AlignedRow& r = al.rows[size_t(firstDrift)];
+  const SequenceEvent& x = a.events[size_t(r.a)];
+  const SequenceEvent& y = b.events[size_t(r.b)];
+  const int64_t va = reserved ? x.reserved : x.requested, vb = reserved ? y.reserved : y.requested;
+  return text + "; first otherwise at row " + std::to_string(firstDrift) + ": A " + formatSize(va) +
+         ", B " + formatSize(vb) + " (" + formatSizeDifference(vb - va) + ")\n";
+}
+
+void writeSequenceRow(std::ostream& os, const ComparedSequence& c, size_t k) {
+  const AlignedRow& r = c.alignment.rows[k];
+  auto total = [](const AllocationSequence& s, int64_t x, bool reserved) {
+    if (x < 0) return std::string("-");
+    const SequenceEvent& e = s.events[size_t(x)];
+    return reserved ? (e.reserved < 0 ? std::string("-") : formatSize(e.reserved))
+                    : formatSize(e.requested);
+  };
+  const AllocationSequence& site = r.a >= 0 ? *c.a : *c.b;
+  const SequenceEvent& e = site.events[size_t(r.a >= 0 ? r.a : r.b)];
+  const SequenceSite& where = site.sites[size_t(e.site)];
+  char line[512];
+  std::snprintf(line, sizeof line, "  %5zu %-12s %-16s %-16s %10s %10s %10s %10s  %s%s%s\n", k,
+                alignedKindName(r.kind), shortEvent(*c.a, r.a).c_str(),
+                shortEvent(*c.b, r.b).c_str(), total(*c.a, r.a, false).c_str(),
+                total(*c.b, r.b, false).c_str(), total(*c.a, r.a, true).c_str(),
+                total(*c.b, r.b, true).c_str(), where.op.c_str(), where.where.empty() ? "" : " at ",
+                where.where.c_str());
+  os << line;
+}
+
+void writeSequence(std::ostream& os, const ComparedSequence& c, size_t maxRows) {
+  const SequenceAlignment& al = c.alignment;
+  os << "\nevents: " << c.name << " (allocs and frees aligned by kind, request size and order)\n";
+  os << sideLine("A", *c.a) << sideLine("B", *c.b);
+  os << "  " << describeDivergence(al, *c.a, *c.b) << "\n";
+  os << driftLine("live requests:", c.b->startRequested - c.a->startRequested,
+                  al.firstRequestedDrift, al, *c.a, *c.b, false);
+  if (al.bothReserved)
+    os << driftLine("reserved:", c.b->startReserved - c.a->startReserved, al.firstReservedDrift, al,
+                    *c.a, *c.b, true);
+  // The rows from a few before the first divergence (from the first without one).
+  const size_t n = al.rows.size();
+  const size_t from = al.diverges() ? size_t(std::max<int64_t>(0, al.firstDivergence - 3)) : 0;
+  const size_t to = maxRows ? std::min(n, from + maxRows) : n;
+  char head[256];
+  std::snprintf(head, sizeof head, "  %5s %-12s %-16s %-16s %10s %10s %10s %10s  %s\n", "row", "",
+                "A", "B", "requests A", "B", "reserved A", "B", "allocated by (A, else B)");
+  os << head;
+  if (from > 0) os << "  ... " << from << " rows before\n";
+  for (size_t k = from; k < to; ++k) writeSequenceRow(os, c, k);
+  if (to < n) os << "  ... and " << n - to << " more rows (--rows 0: all)\n";
+}
+
 }  // namespace
 
 std::string formatSizeDifference(int64_t bytes) {
@@ -129,6 +204,7 @@ void writeCompareText(std::ostream& os, const ReportComparison& c, size_t maxRow
     for (const std::string& s : c.strategies.setupDifferences) os << s << "\n";
     writeStrategies(os, c.strategies);
   }
+  for (const ComparedSequence& q : c.sequences) writeSequence(os, q, maxRows);
   for (const ComparedTimeline& t : c.timelines) writeTimeline(os, t, maxRows);
   if (!c.notes.empty()) os << "\n";
   for (const std::string& n : c.notes) os << "note: " << n << "\n";

@@ -284,8 +284,12 @@ void PythonReportReader::marks(const nlohmann::json& j, PythonReport& out) const
   for (size_t i = 0; i < j.size(); ++i) {
     const std::string path = jsonPath("marks", i);
     const nlohmann::json& m = r_.object(j[i], path);
-    out.marks.emplace_back(r_.number(r_.member(m, path, "time_us"), jsonPath(path, "time_us")),
-                           r_.string(r_.member(m, path, "name"), jsonPath(path, "name")));
+    PythonMark mark;
+    mark.timeUs = r_.number(r_.member(m, path, "time_us"), jsonPath(path, "time_us"));
+    mark.name = r_.string(r_.member(m, path, "name"), jsonPath(path, "name"));
+    if (m.contains("event"))  // optional: reports written before it have none
+      mark.event = r_.integer(m["event"], jsonPath(path, "event"), 0, int64_t(out.events.size()));
+    out.marks.push_back(std::move(mark));
   }
 }
 

@@ -55,6 +55,15 @@ struct PythonPeak {
   std::vector<int64_t> live;  ///< allocation ids alive at that event
 };
 
+/// A moment named during the run (reset_peak_memory_stats, torch.cuda.memory.
+/// _record_memory_history).
+struct PythonMark {
+  double timeUs = 0;
+  std::string name;
+  /// The number of events recorded before it (reports written before the key have none).
+  std::optional<int64_t> event;
+};
+
 struct PythonReport {
   std::optional<std::string> script;  ///< as given to the runner; none for matmulviz.record
   std::vector<std::string> argv;
@@ -77,8 +86,8 @@ struct PythonReport {
   /// By allocation id: the script's module-level variables that held the block when it ended
   /// ("c", "a.grad", "parts[3]"); empty for a run that raised or was recorded around a block.
   std::map<int64_t, std::vector<std::string>> variables;
-  std::optional<PythonPeak> peak;                     ///< none when nothing was allocated
-  std::vector<std::pair<double, std::string>> marks;  ///< (time_us, name)
+  std::optional<PythonPeak> peak;  ///< none when nothing was allocated
+  std::vector<PythonMark> marks;
   /// Key paths present in the file that this reader does not know, skipped.
   std::vector<std::string> ignored;
 

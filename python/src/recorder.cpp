@@ -108,7 +108,7 @@ void Recorder::stop() {
 
 void Recorder::mark(const std::string& name) {
   if (!active_) return;
-  marks_.emplace_back(device_->allocator().elapsedUs(), name);
+  marks_.push_back({device_->allocator().elapsedUs(), name, device_->allocator().events().size()});
 }
 
 bool Recorder::skipped(const std::string& file) const {
@@ -260,7 +260,10 @@ void Recorder::write(const std::string& path, const py::dict& extra) const {
     j["peak"]["kept_alive_by"] = holdersAt(first + j["peak"]["event"].get<size_t>(),
                                            j["peak"]["live"].get<std::vector<int64_t>>());
   Json marks = Json::array();
-  for (const auto& [t, name] : marks_) marks.push_back({{"time_us", t}, {"name", name}});
+  for (const Mark& m : marks_)
+    marks.push_back({{"time_us", m.timeUs},
+                     {"name", m.name},
+                     {"event", std::min(m.events, events.size()) - std::min(first, m.events)}});
   j["marks"] = std::move(marks);
 
   replaceFileAtomically(path, [&](const std::string& tmp) {

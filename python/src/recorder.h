@@ -54,7 +54,12 @@ class Recorder {
   std::vector<PythonFrame> frames_;
   std::unordered_map<std::string, int32_t> frameIds_;
   std::unordered_map<int64_t, int32_t> frameOf_;  // allocation id -> frame
-  std::vector<std::pair<double, std::string>> marks_;
+  struct Mark {
+    double timeUs;
+    std::string name;
+    size_t events;  ///< the allocator's event count when it was made
+  };
+  std::vector<Mark> marks_;
   /// Holder changes while recording, to say what held each block at the peak.
   struct HolderChange {
     size_t events;  ///< the allocator's event count when it happened

@@ -1,6 +1,8 @@
 #include "ui/models/compared_files.h"
 
+#include "core/io/timeline_store.h"
 #include "core/tensor/dtype.h"
+#include "ui/models/snapshot_allocations.h"
 
 namespace matmulviz::ui {
 
@@ -10,14 +12,35 @@ std::string str(const QString& s) {
   return s.toStdString();
 }
 
+/// The allocation sequences of an opened file, named `name` (and the device of a snapshot).
+std::shared_ptr<const std::vector<AllocationSequence>> sequencesOf(const OpenedFile& f,
+                                                                   const std::string& name) {
+  auto out = std::make_shared<std::vector<AllocationSequence>>();
+  if (f.pythonReport) {
+    out->push_back(sequenceOfPythonReport(*f.pythonReport, name));
+  } else if (f.store) {
+    for (size_t d = 0; d < f.store->devices().size(); ++d)
+      out->push_back(sequenceOfStore(*f.store, d, name + " " + f.store->devices()[d].name));
+  } else if (f.allocations && f.allocations->snapshot) {
+    for (const SnapshotAllocations::Device& d : f.allocations->devices)
+      out->push_back(
+          sequenceOfSnapshot(*f.allocations->snapshot, d.index, name + " " + str(d.name)));
+  }
+  return out;
+}
+
 /// The side of an opened file; throws CompareError for a kind that holds no memory to compare.
-CompareSide sideOf(const OpenedFile& f) {
+CompareSide sideOf(const OpenedFile& f, const std::string& name,
+                   const std::vector<AllocationSequence>& sequences) {
   CompareSide side;
-  side.file = str(f.fileName);
-  if (f.store)
-    throw CompareError("'" + side.file +
-                       "' is a snapshot of more than a million events, kept on disk: it cannot "
-                       "be compared yet (compare smaller snapshots, or reports)");
+  side.file = name;
+  for (const AllocationSequence& s : sequences) side.sequences.push_back(&s);
+  if (f.store) {
+    side.noTimelineNote = "'" + side.file +
+                          "' is a snapshot kept on disk (more than a million events): compared "
+                          "event by event only";
+    return side;
+  }
   if (f.report) {
     side.report = f.report.get();
     for (const StrategyRun& run : f.report->runs)
@@ -59,10 +82,20 @@ std::shared_ptr<const ComparedFiles> compareOpenedFiles(const OpenedFile& a, con
   out->nameA = a.fileName, out->nameB = b.fileName;
   out->reportA = a.report, out->reportB = b.report;
   out->timelinesA = a.timelines, out->timelinesB = b.timelines;
-  CompareSide sa = sideOf(a), sb = sideOf(b);
-  if (sa.file == sb.file) sa.file += " (A)", sb.file += " (B)";
+  std::string nameA = str(a.fileName), nameB = str(b.fileName);
+  if (nameA == nameB) nameA += " (A)", nameB += " (B)";
+  out->sequencesA = sequencesOf(a, nameA);
+  out->sequencesB = sequencesOf(b, nameB);
+  const CompareSide sa = sideOf(a, nameA, *out->sequencesA);
+  const CompareSide sb = sideOf(b, nameB, *out->sequencesB);
   out->nameA = QString::fromStdString(sa.file), out->nameB = QString::fromStdString(sb.file);
   out->comparison = compareReports(sa, sb);
+  for (const auto& [f, name] : {std::pair{&a, &nameA}, std::pair{&b, &nameB}})
+    if (f->store)
+      out->comparison.notes.push_back(
+          "'" + *name +
+          "' is a snapshot kept on disk (more than a million events): compared event by event "
+          "only, without its peaks by label");
   return out;
 }
 

@@ -19,13 +19,16 @@ struct ComparedFiles {
   QString nameA, nameB;  ///< "r.json", "run #3 (small)"
   std::shared_ptr<const StrategiesReport> reportA, reportB;
   std::shared_ptr<const std::vector<NamedTimeline>> timelinesA, timelinesB;
+  /// The allocation sequences of a Python run's report or a snapshot (in memory or on disk).
+  std::shared_ptr<const std::vector<AllocationSequence>> sequencesA, sequencesB;
   ReportComparison comparison;
 };
 
 /// Compares two files read by loadFile (B - A): strategies reports, Python runs' reports,
-/// snapshots held in memory. Throws CompareError (named files, what to rerun) when nothing can
-/// be compared, or for a file that is neither (a preset, a script, a joint graph) or a snapshot
-/// kept on disk (OpenedFile::store).
+/// snapshots held in memory and snapshots kept on disk (OpenedFile::store: compared event by
+/// event only, their allocation sequences read from the store). Throws CompareError (named
+/// files, what to rerun) when nothing can be compared, or for a file that is neither (a preset,
+/// a script, a joint graph); store::StoreError when a store cannot be read.
 std::shared_ptr<const ComparedFiles> compareOpenedFiles(const OpenedFile& a, const OpenedFile& b);
 
 /// Compares two runs of the history. `reportA`/`reportB` are the runs' reports when the app still

@@ -1,8 +1,11 @@
 #include "ui/widgets/compare_window.h"
 
+#include "core/report/compare_text.h"
+#include "core/util/format_units.h"
 #include "ui/charts/compare_diff_chart.h"
 #include "ui/charts/compare_strategies_chart.h"
 #include "ui/charts/compare_timeline_chart.h"
+#include "ui/models/compare_events_model.h"
 #include "ui/models/compare_memory_model.h"
 #include "ui/models/compare_strategies_model.h"
 #include "ui/models/memory_timeline_model.h"
@@ -17,6 +20,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace matmulviz::ui {
 
@@ -66,6 +71,7 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
   tabs_ = new QTabWidget;
   tabs_->addTab(buildMemoryPage(), tr("&Memory"));
   tabs_->addTab(buildStrategiesPage(), tr("&Strategies"));
+  tabs_->addTab(buildEventsPage(), tr("&Events"));
   layout->addWidget(tabs_, 1);
   resize(1400, 900);
 }
@@ -159,6 +165,85 @@ QWidget* CompareWindow::buildStrategiesPage() {
   return page;
 }
 
+QWidget* CompareWindow::buildEventsPage() {
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  auto* bar = new QHBoxLayout;
+  sequence_ = new QComboBox;
+  sequence_->setObjectName("compareSequence");
+  bar->addWidget(new QLabel(tr("Sequences")));
+  bar->addWidget(sequence_, 1);
+  bar->addStretch(1);
+  bar->addWidget(
+      new QLabel(tr("allocs and frees aligned by kind, request size and order; "
+                    "rows that differ in red")));
+  layout->addLayout(bar);
+  eventsSummary_ = new QLabel;
+  eventsSummary_->setObjectName("compareEventsSummary");
+  eventsSummary_->setWordWrap(true);
+  eventsSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  eventsModel_ = new CompareEventsModel(this);
+  eventsTable_ = makeTable(eventsModel_, CompareEventsModel::SignRole, "compareEventsTable", this);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(CompareEventsModel::WhereB,
+                                                         QHeaderView::Stretch);
+  auto* content = new QWidget;
+  auto* contentLayout = new QVBoxLayout(content);
+  contentLayout->setContentsMargins(0, 0, 0, 0);
+  contentLayout->addWidget(eventsSummary_);
+  contentLayout->addWidget(eventsTable_, 1);
+  eventPages_ = new QStackedWidget;
+  eventPages_->addWidget(content);
+  noEvents_ = makeMessage("compareNoEvents");
+  eventPages_->addWidget(noEvents_);
+  layout->addWidget(eventPages_, 1);
+  connect(sequence_, &QComboBox::currentIndexChanged, this, &CompareWindow::showSequence);
+  return page;
+}
+
+void CompareWindow::showSequence(int index) {
+  if (!files_ || index < 0 || size_t(index) >= files_->comparison.sequences.size()) return;
+  eventsModel_->setSequence(files_->comparison.sequences[size_t(index)]);
+  eventsSummary_->setText(eventsSummary());
+  const int row = std::max(0, eventsModel_->firstDivergence());
+  if (eventsModel_->rowCount() > 0) {
+    eventsTable_->selectRow(row);
+    eventsTable_->scrollTo(eventsTable_->model()->index(row, 0),
+                           QAbstractItemView::PositionAtCenter);
+  }
+}
+
+QString CompareWindow::eventsSummary() const {
+  const int index = sequence_->currentIndex();
+  if (!files_ || index < 0 || size_t(index) >= files_->comparison.sequences.size()) return {};
+  const ComparedSequence& c = files_->comparison.sequences[size_t(index)];
+  const SequenceAlignment& al = c.alignment;
+  auto side = [](const char* name, const AllocationSequence& s) {
+    QString t = tr("<b>%1</b>: %2 allocs and frees, starting %3; at the start: requests %4")
+                    .arg(QLatin1String(name))
+                    .arg(s.events.size())
+                    .arg(qs(s.start).toHtmlEscaped(), qs(formatSize(s.startRequested)));
+    if (s.hasReserved()) t += tr(", reserved %1").arg(qs(formatSize(s.startReserved)));
+    return t;
+  };
+  auto drift = [&](const QString& total, int64_t atStart, int64_t row) {
+    QString t = tr("%1 B − A at the start %2").arg(total, qs(formatSizeDifference(atStart)));
+    return row < 0 ? t + tr(", the same at every matched event")
+                   : t + tr(", first otherwise at row %1").arg(row);
+  };
+  const QString divergence = qs(describeDivergence(al, *c.a, *c.b)).toHtmlEscaped();
+  QString text = al.diverges() ? QStringLiteral("<b style='color:%1'>%2</b>")
+                                     .arg(DiffColorProxy::growthColor().name(), divergence)
+                               : QStringLiteral("<b>%1</b>").arg(divergence);
+  text += "<br>" + side("A", *c.a) + "<br>" + side("B", *c.b) + "<br>" +
+          drift(tr("live requests:"), c.b->startRequested - c.a->startRequested,
+                al.firstRequestedDrift);
+  if (al.bothReserved)
+    text += "; " +
+            drift(tr("reserved:"), c.b->startReserved - c.a->startReserved, al.firstReservedDrift);
+  return text;
+}
+
 void CompareWindow::setComparison(std::shared_ptr<const ComparedFiles> files) {
   files_ = std::move(files);
   const ReportComparison& c = files_->comparison;
@@ -178,6 +263,24 @@ void CompareWindow::setComparison(std::shared_ptr<const ComparedFiles> files) {
     strategyPages_->setCurrentIndex(1);
   }
   {
+    const QSignalBlocker block(sequence_);
+    sequence_->clear();
+    for (const ComparedSequence& q : c.sequences) sequence_->addItem(qs(q.name));
+  }
+  sequence_->setEnabled(sequence_->count() > 1);
+  if (c.sequences.empty()) {
+    eventsModel_->clear();
+    eventsSummary_->clear();
+    noEvents_->setText(
+        tr("No allocation sequences to align: the Events page compares a Python "
+           "run's report (python3 -m matmulviz SCRIPT --report run.json) with a "
+           "PyTorch memory snapshot, or two of either."));
+    eventPages_->setCurrentIndex(1);
+  } else {
+    eventPages_->setCurrentIndex(0);
+    showSequence(0);
+  }
+  {
     const QSignalBlocker block(timeline_);
     timeline_->clear();
     for (const ComparedTimeline& t : c.timelines) timeline_->addItem(qs(t.name));
@@ -191,7 +294,9 @@ void CompareWindow::setComparison(std::shared_ptr<const ComparedFiles> files) {
     memoryModel_->clear();
     timelineChart_->setTimelines(nullptr, {}, nullptr, {}, {});
     diffChart_->setRows({}, {}, {});
-    showPage(c.hasStrategies ? Page::Strategies : Page::Memory);
+    showPage(c.hasStrategies        ? Page::Strategies
+             : !c.sequences.empty() ? Page::Events
+                                    : Page::Memory);
     return;
   }
   memoryPages_->setCurrentIndex(0);
@@ -245,7 +350,7 @@ void CompareWindow::updateDiffChart() {
 }
 
 void CompareWindow::showPage(Page p) {
-  tabs_->setCurrentIndex(p == Page::Memory ? 0 : 1);
+  tabs_->setCurrentIndex(p == Page::Memory ? 0 : p == Page::Strategies ? 1 : 2);
 }
 
 void CompareWindow::setPresentationMode(bool on) {

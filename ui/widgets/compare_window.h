@@ -4,8 +4,10 @@
 // device) with both timelines on one event axis, B - A by label at the peak as bars, and the
 // difference table (the peaks on top, then labels or categories by |B - A|; growth red, shrink
 // green). Strategies page: maxMem, curMem or time of each strategy, A beside B, and the table of
-// both runs' rows side by side with B - A. What cannot be compared (no timeline in a report) is
-// said above, with what to rerun.
+// both runs' rows side by side with B - A. Events page: a Python run and a snapshot (or two of
+// either) aligned event by event (core/report/sequence_alignment.h): the first divergence named
+// above the table of aligned rows, which opens on it. What cannot be compared (no timeline in a
+// report) is said above, with what to rerun.
 
 #include "ui/models/compared_files.h"
 
@@ -22,6 +24,7 @@ class QTableView;
 namespace matmulviz::ui {
 
 class CompareDiffChart;
+class CompareEventsModel;
 class CompareMemoryModel;
 class CompareStrategiesChart;
 class CompareStrategiesModel;
@@ -40,7 +43,7 @@ class CompareWindow : public QWidget {
   std::shared_ptr<const ComparedFiles> comparison() const { return files_; }
   /// Shows the timeline pair named `name` (ComparedTimeline::name); false when there is none.
   bool showTimeline(const QString& name);
-  enum class Page { Memory, Strategies };
+  enum class Page { Memory, Strategies, Events };
   void showPage(Page p);
   void setPresentationMode(bool on);
 
@@ -53,10 +56,17 @@ class CompareWindow : public QWidget {
   CompareStrategiesChart* strategiesChart() const { return strategiesChart_; }
   QTableView* memoryTable() const { return memoryTable_; }
   QTableView* strategiesTable() const { return strategiesTable_; }
+  CompareEventsModel* eventsModel() const { return eventsModel_; }
+  QTableView* eventsTable() const { return eventsTable_; }
+  /// The Events page's summary: the first divergence (or "no divergence"), each side's start,
+  /// and how the totals went.
+  QString eventsSummary() const;
 
  private:
   QWidget* buildMemoryPage();
   QWidget* buildStrategiesPage();
+  QWidget* buildEventsPage();
+  void showSequence(int index);
   void showPair(int index);
   void updateDiffChart();
 
@@ -78,6 +88,12 @@ class CompareWindow : public QWidget {
   CompareStrategiesChart* strategiesChart_ = nullptr;
   QTableView* memoryTable_ = nullptr;
   QTableView* strategiesTable_ = nullptr;
+  QComboBox* sequence_ = nullptr;
+  QLabel* eventsSummary_ = nullptr;
+  QStackedWidget* eventPages_ = nullptr;
+  QLabel* noEvents_ = nullptr;
+  CompareEventsModel* eventsModel_ = nullptr;
+  QTableView* eventsTable_ = nullptr;
 };
 
 }  // namespace matmulviz::ui

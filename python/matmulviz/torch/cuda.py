@@ -1,6 +1,7 @@
 """torch.cuda: the simulated CUDA device's memory, as PyTorch's caching allocator reports it."""
 
 from matmulviz import _C
+from matmulviz.torch import _cuda_memory as memory
 
 OutOfMemoryError = _C.OutOfMemoryError
 

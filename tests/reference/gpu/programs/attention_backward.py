@@ -1,0 +1,25 @@
+# attention_backward: the program of the real snapshot
+# ../snapshots/attention_backward.pickle (README.md there), with the same statements. Run it with
+#   python3 -m matmulviz THIS --report run.json
+#   matmulviz-cli compare run.json tests/reference/gpu/snapshots/attention_backward.pickle
+import matmulviz.torch as torch
+
+dev = "cuda"
+# One matmul first, as on the GPU: there its cuBLAS workspace exists before the recording starts.
+w = torch.randn(64, 64, device=dev)
+(w @ w).sum().item()
+del w
+torch.cuda.empty_cache()
+torch.cuda.reset_peak_memory_stats()
+torch.cuda.memory._record_memory_history(enabled="all", context="all", stacks="python")
+
+
+def attention_backward():
+    q = torch.randn(512, 64, device=dev, requires_grad=True)
+    k = torch.randn(512, 64, device=dev, requires_grad=True)
+    v = torch.randn(512, 64, device=dev, requires_grad=True)
+    o = torch.matmul(torch.softmax(torch.matmul(q, k.t()) / 8.0, dim=-1), v)
+    o.sum().backward()
+
+
+attention_backward()
