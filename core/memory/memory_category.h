@@ -14,6 +14,17 @@
 //   gradients           grad_output and everything autograd's backward allocates (its ops'
 //                       results, zeros, sums, .grad)
 //   other               anything else (clones, staging copies, sums): the default
+//   cuBLAS workspace    the workspace a cuBLAS handle takes through the caching allocator on its
+//                       first use (one per thread and stream; PyTorch's
+//                       aten/src/ATen/cuda/CublasHandlePool.cpp), kept for the life of the process
+// The categories of PyTorch's own memory profiler (torch/profiler/_memory_profiler.py, Category),
+// given to the blocks of a PyTorch memory snapshot by core/io/snapshot_categories.h (inputs and
+// gradients above are its INPUT and GRADIENT):
+//   parameter           a module's parameters (and buffers)
+//   optimizer state     what an optimizer keeps between steps (Adam's exp_avg, exp_avg_sq)
+//   activation          made by the forward pass and kept for the backward or past its op
+//   temporary           made and freed within one op or function
+//   autograd detail     made by the backward pass that is not a gradient (its intermediates)
 
 #include <cstdint>
 #include <optional>
@@ -28,10 +39,18 @@ enum class MemoryCategory : uint8_t {
   SavedForBackward,
   Gradients,
   Other,
+  CublasWorkspace,
+  Parameter,
+  OptimizerState,
+  Activation,
+  Temporary,
+  AutogradDetail,
 };
-constexpr int kMemoryCategoryCount = 6;
+constexpr int kMemoryCategoryCount = 12;
 
-/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other".
+/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other",
+/// "cuBLAS workspace", "parameter", "optimizer state", "activation", "temporary",
+/// "autograd detail".
 constexpr std::string_view memoryCategoryName(MemoryCategory c) {
   switch (c) {
     case MemoryCategory::Inputs:
@@ -46,6 +65,18 @@ constexpr std::string_view memoryCategoryName(MemoryCategory c) {
       return "gradients";
     case MemoryCategory::Other:
       return "other";
+    case MemoryCategory::CublasWorkspace:
+      return "cuBLAS workspace";
+    case MemoryCategory::Parameter:
+      return "parameter";
+    case MemoryCategory::OptimizerState:
+      return "optimizer state";
+    case MemoryCategory::Activation:
+      return "activation";
+    case MemoryCategory::Temporary:
+      return "temporary";
+    case MemoryCategory::AutogradDetail:
+      return "autograd detail";
   }
   return "other";
 }
