@@ -1,5 +1,7 @@
 #include "core/io/memory_snapshot.h"
 
+#include "core/io/gzip_bytes.h"
+#include "core/io/mapped_file.h"
 #include "core/io/snapshot_converter.h"
 
 namespace matmulviz::snapshot {
@@ -25,6 +27,38 @@ size_t MemorySnapshot::eventCount() const {
   for (const DeviceTrace& t : traces) n += t.count();
   return n;
 }
+
+namespace {
+
+bool isGzipFile(const std::string& path) {
+  try {
+    return isGzip(MappedFile(path).bytes());
+  } catch (const std::runtime_error&) {
+    return false;  // readPickleFile says why it cannot be read
+  }
+}
+
+/// A gzip-compressed snapshot ("snapshot.pickle.gz"): inflated into memory, then parsed.
+MemorySnapshot readGzipSnapshot(const std::string& path, const LoadOptions& options) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = gunzip(MappedFile(path).bytes(), kMaxInflatedSnapshotBytes, options.cancel);
+  } catch (const GzipError& e) {
+    throw SnapshotError("'" + path + "': a gzip file that cannot be read: " + e.what());
+  } catch (const std::runtime_error& e) {
+    if (options.cancel && options.cancel->load()) throw pickle::Cancelled();
+    throw SnapshotError(e.what());
+  }
+  try {
+    return parseMemorySnapshot(bytes, options);
+  } catch (const pickle::PickleError& e) {
+    throw SnapshotError("'" + path + "' (inflated): " + e.what());
+  } catch (const SnapshotError& e) {
+    throw SnapshotError("'" + path + "': " + e.what());
+  }
+}
+
+}  // namespace
 
 namespace detail {
 
@@ -221,6 +255,7 @@ MemorySnapshot parseMemorySnapshot(std::span<const uint8_t> bytes, const LoadOpt
 }
 
 MemorySnapshot readMemorySnapshot(const std::string& path, const LoadOptions& options) {
+  if (isGzipFile(path)) return readGzipSnapshot(path, options);
   pickle::ParseOptions parse;
   parse.progress = options.progress;
   parse.cancel = options.cancel;

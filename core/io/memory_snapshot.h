@@ -141,9 +141,16 @@ MemorySnapshot toMemorySnapshot(const pickle::Document& doc, const LoadOptions& 
 /// None there); throws pickle::PickleError, SnapshotError, pickle::Cancelled.
 MemorySnapshot parseMemorySnapshot(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
-/// Memory-maps and reads the snapshot file at `path`. Throws SnapshotError naming the file for
-/// everything toMemorySnapshot() and pickle::readPickleFile() refuse (an empty file, a
-/// truncated one, a refused opcode, ...), and pickle::Cancelled.
+/// The most bytes a gzip-compressed snapshot may inflate to (16 GiB): beyond it the file is
+/// refused, so that a small crafted file cannot claim all of memory.
+inline constexpr uint64_t kMaxInflatedSnapshotBytes = uint64_t{16} << 30;
+
+/// Memory-maps and reads the snapshot file at `path`: a pickle, or a gzip-compressed one
+/// (recognised by gzip's magic number, whatever the file's name; "snapshot.pickle.gz" as
+/// `gzip` leaves it), which is inflated into memory first. Throws SnapshotError naming the file
+/// for everything toMemorySnapshot() and pickle::readPickleFile() refuse (an empty file, a
+/// truncated one, a refused opcode, ...), a corrupt or truncated gzip stream, one that inflates
+/// past kMaxInflatedSnapshotBytes, and pickle::Cancelled.
 MemorySnapshot readMemorySnapshot(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace matmulviz::snapshot

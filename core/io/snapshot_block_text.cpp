@@ -1,10 +1,10 @@
 #include "core/io/snapshot_block_text.h"
 
 #include "core/io/snapshot_categories.h"
+#include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/util/format_units.h"
 
-#include <array>
 #include <cstdio>
 #include <string_view>
 #include <unordered_map>
@@ -12,32 +12,6 @@
 namespace matmulviz::snapshot {
 
 namespace {
-
-// MemoryViz.js frameFilter: frames of the unwinder, the interpreter and the dispatcher's
-// registration and boxing code, which say nothing about the program.
-constexpr std::array<std::string_view, 8> kOmitNames{
-    "unwind::unwind",    "CapturedTraceback::gather",
-    "gather_with_cpp",   "_start",
-    "__libc_start_main", "PyEval_",
-    "PyObject_",         "PyFunction_"};
-constexpr std::array<std::string_view, 10> kOmitFiles{"core/boxing",
-                                                      "/Register",
-                                                      "/Redispatch",
-                                                      "pythonrun.c",
-                                                      "Modules/main.c",
-                                                      "Objects/call.c",
-                                                      "Objects/methodobject.c",
-                                                      "pycore_ceval.h",
-                                                      "ceval.c",
-                                                      "cpython/abstract.h"};
-
-bool shown(const Frame& f) {
-  for (const std::string_view n : kOmitNames)
-    if (f.name.find(n) != std::string::npos) return false;
-  for (const std::string_view n : kOmitFiles)
-    if (f.filename.find(n) != std::string::npos) return false;
-  return true;
-}
 
 std::string hex(int64_t v) {
   char text[24];
@@ -101,7 +75,7 @@ std::string stackText(const MemorySnapshot& s, StackId stack, size_t maxLines) {
     const Frame& f = s.frames[frames[i]];
     size_t j = i + 1;
     while (j < frames.size() && frames[j] == frames[i]) ++j;
-    if (shown(f)) {
+    if (memoryVizShows(f)) {
       const bool noFile = f.filename.empty() || f.filename == "??";  // a C++ frame
       lines.push_back(noFile ? f.name : f.filename + ":" + std::to_string(f.line) + " " + f.name);
       if (j - i == 2) lines.push_back(lines.back());
@@ -124,9 +98,11 @@ std::string describeBlock(const MemorySnapshot& s, size_t device, const BlockFac
   out += b.allocEvent < 0 ? "before the recording started" : "at " + when(trace, b.allocEvent);
   out += b.freeEvent < 0 ? "; alive at the end of the trace"
                          : "; freed at " + when(trace, b.freeEvent);
-  const std::string reason = categoryReason(s, b.stack);
-  out += "\ncategory: " + std::string(memoryCategoryName(categoryOfStack(s, b.stack)));
-  out += reason.empty() ? " (no rule matched its frames)" : " (" + reason + ")";
+  const CategoryChoice c =
+      BlockCategorizer(s, device).categorize({b.stack, b.size, b.allocEvent, b.freeEvent});
+  out += "\ncategory: " + std::string(memoryCategoryName(c.category));
+  out +=
+      c.rule.empty() ? " (no rule matched its frames or its lifetime)" : " (rule: " + c.rule + ")";
   out += "\nstack, innermost first:\n" + stackText(s, b.stack);
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return out;

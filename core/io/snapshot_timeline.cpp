@@ -1,6 +1,7 @@
 #include "core/io/snapshot_timeline.h"
 
 #include "core/io/snapshot_categories.h"
+#include "core/io/snapshot_frames.h"
 #include "core/util/saturating.h"
 
 #include <algorithm>
@@ -36,14 +37,15 @@ class Builder {
   const MemorySnapshot& s_;
   MemoryTimeline t_;
   std::unordered_map<std::string, int32_t> opIndex_;
-  std::unordered_map<int64_t, size_t> live_;                // address -> index in t_.records
-  std::unordered_map<StackId, MemoryCategory> categories_;  // from the frames, once a stack
+  std::unordered_map<int64_t, size_t> live_;  // address -> index in t_.records
+  std::vector<BlockLife> lives_;              // per record, for its category
+  int64_t entry_ = -1;  // the trace entry being walked; -1: the blocks at time 0
   MemoryCounters now_;
 };
 
 int32_t Builder::op(StackId stack) {
   const auto& frames = s_.stacks[stack];
-  const std::string name = frames.empty() ? "(no frames)" : s_.frames[labelFrame(s_, frames)].name;
+  const std::string name = frames.empty() ? "(no frames)" : opName(s_, frames);
   const auto [it, added] = opIndex_.try_emplace(name, static_cast<int32_t>(t_.opNames.size()));
   if (added) t_.opNames.push_back(name);
   return it->second;
@@ -73,10 +75,8 @@ int64_t Builder::allocate(int64_t addr, int64_t size, int64_t requested, StackId
   r.requestedBytes = requested;
   r.blockBytes = size;
   r.small = size <= (int64_t{1} << 20);
-  const auto [cat, added] = categories_.try_emplace(stack, MemoryCategory::Other);
-  if (added) cat->second = categoryOfStack(s_, stack);
-  r.category = cat->second;
   t_.records.push_back(r);
+  lives_.push_back({stack, size, entry_, -1});
   live_[addr] = t_.records.size() - 1;
   now_.allocatedBytes = addSaturating(now_.allocatedBytes, size);
   now_.requestedBytes = addSaturating(now_.requestedBytes, requested);
@@ -89,6 +89,7 @@ void Builder::free(int64_t addr, double timeUs, int32_t opId) {
   if (it == live_.end()) return;  // allocated before the trace: placed at time 0 already
   AllocationRecord& r = t_.records[it->second];
   r.alive = false;
+  lives_[it->second].freeEvent = entry_;
   live_.erase(it);
   now_.allocatedBytes = std::max<int64_t>(0, subSaturating(now_.allocatedBytes, r.blockBytes));
   now_.requestedBytes = std::max<int64_t>(0, subSaturating(now_.requestedBytes, r.requestedBytes));
@@ -139,9 +140,13 @@ MemoryTimeline Builder::build(size_t device) {
     for (size_t x = 0; x < trace->count() && t0 < 0; ++x) t0 = trace->timeUs[x];
     for (size_t x = 0; x < trace->count(); ++x) {
       const int64_t us = trace->timeUs[x];
+      entry_ = static_cast<int64_t>(x);
       traceEvent(*trace, x, us >= 0 && t0 >= 0 ? double(us - t0) : double(x + 1));
     }
   }
+  const BlockCategorizer categorizer(s_, device);
+  for (size_t r = 0; r < t_.records.size(); ++r)
+    t_.records[r].category = categorizer.categorize(lives_[r]).category;
   // Only the blocks still alive keep a reason; a freed one shows as freed.
   for (const AllocationRecord& r : t_.records)
     if (!r.alive) t_.aliveWhy.erase(r.id);
@@ -208,7 +213,14 @@ std::vector<size_t> devicesWithMemory(const MemorySnapshot& snapshot) {
 
 uint32_t labelFrame(const MemorySnapshot& s, const std::vector<uint32_t>& frames) {
   for (const uint32_t f : frames)
-    if (!s.frames[f].filename.empty() && s.frames[f].filename != "??") return f;
+    if (isPythonFrame(s.frames[f])) return f;
+  const auto hasFile = [&](uint32_t f) {
+    return !s.frames[f].filename.empty() && s.frames[f].filename != "??";
+  };
+  for (const uint32_t f : frames)
+    if (hasFile(f) && !isMachineryFrame(s.frames[f])) return f;
+  for (const uint32_t f : frames)
+    if (!isMachineryFrame(s.frames[f])) return f;
   return frames.front();
 }
 

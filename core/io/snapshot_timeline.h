@@ -13,10 +13,10 @@
 //    what the segments held at the start (reserved at the snapshot minus the trace's net change)
 //    is one segment event at time 0; 'oom' is kept with the requested size; 'snapshot' is skipped.
 // Times are microseconds since the first event (time_us, PyTorch 2.2 and later); a trace without
-// times (2.0, 2.1) uses the event's index as its time. Each block's label is its innermost frame
-// with a source file ("train.py:42"; C++ frames without one, "??", are passed over), its op
-// that frame's function, its category what its frames say
-// (core/io/snapshot_categories.h: gradients under autograd's backward, ...; else "other").
+// times (2.0, 2.1) uses the event's index as its time. Each block's label is its labelFrame
+// ("train.py:42", the program's line), its op the innermost dispatcher op of a C++ stack
+// ("index_Tensor") or that frame's Python function, its category what its frames and its
+// lifetime say (core/io/snapshot_categories.h).
 
 #include "core/io/memory_snapshot.h"
 #include "core/report/strategies_report.h"
@@ -43,10 +43,13 @@ std::vector<InitialBlock> initialBlocks(const MemorySnapshot& snapshot, size_t d
 /// trace's net segment change, at least 0.
 int64_t reservedAtStart(const MemorySnapshot& snapshot, size_t device);
 
-/// The frame that names a block's place in the program (an index of snapshot.frames): the
-/// innermost of `frames` (a stack, innermost first; not empty) with a source file, since a C++
-/// frame without one ("??", the allocator's own malloc in stacks recorded with C++ frames) names
-/// none; the innermost when none has a file. What the timeline's labels use.
+/// The frame that names a block's place in the program (an index of snapshot.frames), from
+/// `frames` (a stack, innermost first; not empty): the innermost Python frame (the program's
+/// line, or torch's Python code it called); in a stack without one, the innermost frame with a
+/// source file that is not the recorder's, the allocator's or the dispatcher's machinery
+/// (core/io/snapshot_frames.h isMachineryFrame: never "gather_with_cpp() in
+/// memory_snapshot.cpp"), then the innermost such frame without a file, then the innermost.
+/// What the timeline's labels use; its ops are core/io/snapshot_frames.h opName.
 uint32_t labelFrame(const MemorySnapshot& snapshot, const std::vector<uint32_t>& frames);
 
 /// The devices worth showing: those with trace events or segments, in index order, at most

@@ -13,10 +13,19 @@
 //                       on its storage) and the caller does not
 //   gradients           grad_output and everything autograd's backward allocates (its ops'
 //                       results, zeros, sums, .grad)
-//   cuBLAS workspace    the workspace PyTorch 2.x allocates for each thread's cuBLAS handle on
-//                       its first use, kept for the life of the process
-//                       (core/memory/cublas_workspace.h)
 //   other               anything else (clones, staging copies, sums): the default
+//   cuBLAS workspace    the workspace PyTorch 2.x allocates through the caching allocator for each
+//                       thread's cuBLAS handle on its first use (one per thread and stream;
+//                       aten/src/ATen/cuda/CublasHandlePool.cpp), kept for the life of the
+//                       process (the engine's rule: core/memory/cublas_workspace.h)
+// The categories of PyTorch's own memory profiler (torch/profiler/_memory_profiler.py, Category),
+// given to the blocks of a PyTorch memory snapshot by core/io/snapshot_categories.h (inputs and
+// gradients above are its INPUT and GRADIENT):
+//   parameter           a module's parameters (and buffers)
+//   optimizer state     what an optimizer keeps between steps (Adam's exp_avg, exp_avg_sq)
+//   activation          made by the forward pass and kept for the backward or past its op
+//   temporary           made and freed within one op or function
+//   autograd detail     made by the backward pass that is not a gradient (its intermediates)
 
 #include <cstdint>
 #include <optional>
@@ -30,13 +39,19 @@ enum class MemoryCategory : uint8_t {
   Outputs,
   SavedForBackward,
   Gradients,
-  CublasWorkspace,
   Other,
+  CublasWorkspace,
+  Parameter,
+  OptimizerState,
+  Activation,
+  Temporary,
+  AutogradDetail,
 };
-constexpr int kMemoryCategoryCount = 7;
+constexpr int kMemoryCategoryCount = 12;
 
-/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "cuBLAS workspace",
-/// "other".
+/// "inputs", "gathered copy", "outputs", "saved for backward", "gradients", "other",
+/// "cuBLAS workspace", "parameter", "optimizer state", "activation", "temporary",
+/// "autograd detail".
 constexpr std::string_view memoryCategoryName(MemoryCategory c) {
   switch (c) {
     case MemoryCategory::Inputs:
@@ -49,10 +64,20 @@ constexpr std::string_view memoryCategoryName(MemoryCategory c) {
       return "saved for backward";
     case MemoryCategory::Gradients:
       return "gradients";
-    case MemoryCategory::CublasWorkspace:
-      return "cuBLAS workspace";
     case MemoryCategory::Other:
       return "other";
+    case MemoryCategory::CublasWorkspace:
+      return "cuBLAS workspace";
+    case MemoryCategory::Parameter:
+      return "parameter";
+    case MemoryCategory::OptimizerState:
+      return "optimizer state";
+    case MemoryCategory::Activation:
+      return "activation";
+    case MemoryCategory::Temporary:
+      return "temporary";
+    case MemoryCategory::AutogradDetail:
+      return "autograd detail";
   }
   return "other";
 }

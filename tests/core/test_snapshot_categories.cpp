@@ -37,6 +37,9 @@ class TestSnapshotCategories : public QObject {
   void blockText();
   void timelineBlocksMatchRecords();
   void cppFramesWithoutFile();
+  void recorderFramesAreSkipped();
+  void lifetimeRules_data();
+  void lifetimeRules();
 };
 
 void TestSnapshotCategories::rules_data() {
@@ -66,7 +69,22 @@ void TestSnapshotCategories::rules_data() {
   QTest::newRow("optimizer") << QStringList{"??|at::_ops::mm::call(...)",
                                             "/x/torch/optim/adam.py|_single_tensor_adam",
                                             "/x/torch/optim/adam.py|step", py}
-                             << C::Other << "torch/optim/";
+                             << C::OptimizerState << "torch/optim/";
+  QTest::newRow("adam's _init_group")
+      << QStringList{"/x/torch/optim/adam.py|_init_group", "/x/torch/optim/adam.py|step", py}
+      << C::OptimizerState << "_init_group";
+  QTest::newRow("cuBLAS workspace")
+      << QStringList{"??|c10::cuda::CUDACachingAllocator::Native::NativeCachingAllocator::"
+                     "allocate(unsigned long)",
+                     "??|at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)",
+                     "??|at::cuda::getCurrentCUDABlasHandle()", "??|at::_ops::mm::call(...)", py}
+      << C::CublasWorkspace << "setWorkspaceForHandle";
+  QTest::newRow("Module.cuda(): parameter") << QStringList{"/x/torch/nn/modules/module.py|<lambda>",
+                                                           "/x/torch/nn/modules/module.py|_apply",
+                                                           "/x/torch/nn/modules/module.py|cuda", py}
+                                            << C::Parameter << "Module._apply";
+  QTest::newRow("Linear.__init__: parameter")
+      << QStringList{"/x/torch/nn/modules/linear.py|__init__", py} << C::Parameter << "__init__";
   QTest::newRow("index: gathered copy")
       << QStringList{"??|at::_ops::empty_memory_format::call(...)", "??|at::native::index(...)",
                      "??|at::_ops::index_Tensor::call(...)", py}
@@ -115,7 +133,8 @@ void TestSnapshotCategories::timelineUsesThem() {
   const MemoryTimeline tl = toMemoryTimeline(s, 0);
   QCOMPARE(tl.records.size(), size_t(2));
   QCOMPARE(tl.records[0].category, MemoryCategory::Gradients);
-  QCOMPARE(tl.records[1].category, MemoryCategory::Other);
+  // No frame in a snapshot of Python stacks: the autograd engine's thread; kept: a gradient.
+  QCOMPARE(tl.records[1].category, MemoryCategory::Gradients);
   QVERIFY(QString::fromStdString(categoryRulesText()).contains("gradients"));
 }
 
@@ -150,7 +169,7 @@ void TestSnapshotCategories::blockText() {
   const QString none = QString::fromStdString(describeBlock(s, 0, {0x10, 512, 512, 0, -1, -1}));
   QVERIFY(none.contains("allocated before the recording started; alive at the end"));
   QVERIFY(none.contains("no frames recorded"));
-  QVERIFY(none.contains("(no rule matched its frames)"));
+  QVERIFY(none.contains("(no rule matched its frames or its lifetime)"));
   QVERIFY(QString::fromStdString(stackText(s, 1, 2)).endsWith("... 2 more frames\n"));
 }
 
@@ -208,6 +227,122 @@ void TestSnapshotCategories::cppFramesWithoutFile() {
   const MemoryTimeline tl = toMemoryTimeline(s, 0);
   QCOMPARE(tl.records.at(0).label, std::string("model.py:7"));
   QCOMPARE(tl.opNames.at(size_t(tl.records[0].opId)), std::string("forward"));
+}
+
+void TestSnapshotCategories::recorderFramesAreSkipped() {
+  // A stack recorded with C++ frames, innermost first, as PyTorch 2.11 writes it.
+  MemorySnapshot s = withStack(
+      {"??|torch::unwind::unwind()", "??|torch::CapturedTraceback::gather(bool, bool, bool)",
+       "memory_snapshot.cpp|torch::cuda::(anonymous namespace)::gather_with_cpp()",
+       "CUDACachingAllocator.cpp|c10::cuda::CUDACachingAllocator::Native::"
+       "DeviceCachingAllocator::malloc(unsigned long, CUstream_st*)",
+       "??|at::detail::empty_cuda(c10::ArrayRef<long>, c10::TensorOptions const&)",
+       "RegisterCUDA_0.cpp|at::(anonymous namespace)::create_out(...)",
+       "??|at::_ops::index_Tensor::call(at::Tensor const&, ...)",
+       "??|torch::autograd::THPVariable_getitem(_object*, _object*)", "/home/u/forum.py|<module>",
+       "??|_PyEval_EvalFrameDefault"});
+  s.frames[8].line = 15;
+  QCOMPARE(labelFrame(s, s.stacks[1]), uint32_t(8));
+  DeviceTrace t;
+  t.action = {TraceAction::Alloc};
+  t.addr = {0x100};
+  t.size = {1 << 20};
+  t.stream = {0};
+  t.timeUs = {-1};
+  t.stack = {1};
+  s.traces = {t};
+  const MemoryTimeline tl = toMemoryTimeline(s, 0);
+  QCOMPARE(tl.records.at(0).label, std::string("forum.py:15"));
+  QCOMPARE(tl.opNames.at(size_t(tl.records[0].opId)), std::string("index_Tensor"));
+  // Without a Python frame: the innermost frame that is none of the machinery.
+  MemorySnapshot cpp =
+      withStack({"??|torch::unwind::unwind()", "memory_snapshot.cpp|gather_with_cpp()",
+                 "CUDACachingAllocator.cpp|c10::cuda::CUDACachingAllocator::x()",
+                 "Blas.cpp|at::native::addmm_out_cuda_impl(...)"});
+  QCOMPARE(labelFrame(cpp, cpp.stacks[1]), uint32_t(3));
+}
+
+void TestSnapshotCategories::lifetimeRules_data() {
+  QTest::addColumn<QStringList>("made");   // the allocation's frames ("" none)
+  QTest::addColumn<QStringList>("freed");  // the free's frames; "alive": never freed
+  QTest::addColumn<qint64>("size");
+  QTest::addColumn<MemoryCategory>("category");
+  QTest::addColumn<QString>("rule");
+  using C = MemoryCategory;
+  const QString script = "/home/u/train.py|<module>";
+  const QString fwd = "/x/torch/nn/functional.py|linear";
+  const QStringList alive{"alive"};
+  QTest::newRow("engine thread, freed in backward")
+      << QStringList{} << QStringList{} << qint64(4096) << C::AutogradDetail << "autograd engine";
+  QTest::newRow("engine thread, kept: .grad")
+      << QStringList{} << alive << qint64(4096) << C::Gradients << ".grad";
+  QTest::newRow("engine thread, freed by zero_grad")
+      << QStringList{} << QStringList{"/x/torch/optim/optimizer.py|zero_grad", script}
+      << qint64(4096) << C::Gradients << ".grad";
+  QTest::newRow("engine thread, 32 MiB kept: workspace")
+      << QStringList{} << alive << qint64(32 << 20) << C::CublasWorkspace << "by size";
+  QTest::newRow("forward, freed by the engine: activation")
+      << QStringList{fwd, script} << QStringList{} << qint64(4096) << C::Activation
+      << "saved for backward";
+  QTest::newRow("forward, freed in its function: temporary")
+      << QStringList{fwd, script} << QStringList{fwd, script} << qint64(4096) << C::Temporary
+      << "linear";
+  QTest::newRow("forward, freed by the script: activation")
+      << QStringList{fwd, script} << QStringList{script} << qint64(4096) << C::Activation
+      << "forward";
+  QTest::newRow("the script's own line: input")
+      << QStringList{script} << alive << qint64(4096) << C::Inputs << "own line";
+  QTest::newRow("optimizer step, freed in it: temporary")
+      << QStringList{"/x/torch/optim/adam.py|_multi_tensor_adam", script}
+      << QStringList{"/x/torch/optim/adam.py|adam", script} << qint64(4096) << C::Temporary
+      << "optimizer step";
+}
+
+void TestSnapshotCategories::lifetimeRules() {
+  QFETCH(QStringList, made);
+  QFETCH(QStringList, freed);
+  QFETCH(qint64, size);
+  QFETCH(MemoryCategory, category);
+  QFETCH(QString, rule);
+  // stack 1: the allocation's frames (or none: stack 0), stack 2: the free's.
+  MemorySnapshot s;
+  s.stacks = {{}};
+  auto stackOf = [&](const QStringList& frames) -> StackId {
+    if (frames.isEmpty()) return 0;
+    std::vector<uint32_t> ids;
+    for (const QString& f : frames) {
+      s.frames.push_back({f.section('|', 0, 0).toStdString(), 3, f.section('|', 1).toStdString()});
+      ids.push_back(uint32_t(s.frames.size() - 1));
+    }
+    s.stacks.push_back(ids);
+    return StackId(s.stacks.size() - 1);
+  };
+  const StackId allocStack = stackOf(made);
+  const bool isFreed = freed != QStringList{"alive"};
+  const StackId freeStack = isFreed ? stackOf(freed) : 0;
+  if (s.frames.empty()) stackOf({"/home/u/other.py|f"});  // Python stacks were recorded
+  DeviceTrace t;
+  auto add = [&](TraceAction a, StackId stack) {
+    t.action.push_back(a);
+    t.addr.push_back(0x1000);
+    t.size.push_back(size);
+    t.stream.push_back(0);
+    t.timeUs.push_back(-1);
+    t.stack.push_back(stack);
+  };
+  add(TraceAction::Alloc, allocStack);
+  if (isFreed) add(TraceAction::FreeCompleted, freeStack);
+  s.traces = {t};
+  const BlockCategorizer categorizer(s, 0);
+  QVERIFY(categorizer.pythonStacksOnly());
+  const CategoryChoice c = categorizer.categorize({allocStack, size, 0, isFreed ? 1 : -1});
+  QCOMPARE(c.category, category);
+  QVERIFY2(QString::fromStdString(c.rule).contains(rule), c.rule.c_str());
+  QCOMPARE(toMemoryTimeline(s, 0).records.at(0).category, category);
+  // With C++ frames recorded, no thread or lifetime rule applies: a stack without frames is
+  // no evidence of the autograd engine's thread.
+  s.frames.push_back({"??", 0, "at::native::foo()"});
+  QCOMPARE(BlockCategorizer(s, 0).pythonStacksOnly(), false);
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotCategories)

@@ -92,7 +92,7 @@ void TestSegmentsPanel::opensAtThePeak() {
   QCOMPARE(table->currentIndex().row(), h->timelineRowOfTraceEvent(model->event()));
   const QString totals = panel->findChild<QLabel*>("segmentsTotals")->text();
   QVERIFY2(totals.contains("reserved") && totals.contains("fragmentation"), qPrintable(totals));
-  QVERIFY(panel->findChild<QLabel*>("segmentsEventText")->text().startsWith("after trace event"));
+  QVERIFY(panel->findChild<QLabel*>("segmentsEventText")->text().startsWith("after event"));
 }
 
 void TestSegmentsPanel::tableChartAndKeysChooseTheEvent() {
@@ -111,19 +111,22 @@ void TestSegmentsPanel::tableChartAndKeysChooseTheEvent() {
   auto* picker = w.memoryView()->chart()->findChild<EventPicker*>();
   QVERIFY(picker);
   QCOMPARE(picker->markedEvent(), double(h->timelineRowOfTraceEvent(panel->traceEvent())));
-  // The spin box: the table follows (the last row at or before the event).
+  // The spin box counts the table's events: the table follows, the state is its trace entry's.
   auto* spin = panel->findChild<QSpinBox*>("segmentsEvent");
+  QCOMPARE(qint64(spin->maximum()), h->timelineEventCount() - 1);
   spin->setValue(200);
-  QCOMPARE(panel->traceEvent(), int64_t(200));
-  QCOMPARE(table->currentIndex().row(), h->timelineRowOfTraceEvent(200));
-  QCOMPARE(panel->traceEvent(), int64_t(200));  // the table's echo did not move it
+  QCOMPARE(panel->event(), int64_t(200));
+  QCOMPARE(panel->traceEvent(), h->traceEventOfTimelineRow(200));
+  QCOMPARE(table->currentIndex().row(), 200);
+  QCOMPARE(panel->event(), int64_t(200));  // the table's echo did not move it
   // Left/Right while the panel has focus, before the window's shortcuts (the Kernel view's).
   spin->setFocus();
   QTest::keyClick(spin, Qt::Key_Right);
-  QCOMPARE(panel->traceEvent(), int64_t(201));
+  QCOMPARE(panel->event(), int64_t(201));
+  QCOMPARE(panel->traceEvent(), h->traceEventOfTimelineRow(201));
   QTest::keyClick(spin, Qt::Key_Left);
   QTest::keyClick(spin, Qt::Key_Left);
-  QCOMPARE(panel->traceEvent(), int64_t(199));
+  QCOMPARE(panel->event(), int64_t(199));
   spin->setValue(-1);
   QVERIFY(panel->model()->state().segments.empty());
   QVERIFY(panel->findChild<QLabel*>("segmentsEventText")->text().startsWith("before the first"));

@@ -176,18 +176,23 @@ int AllocationBandsChart::allocationCount() const {
 QString AllocationBandsChart::csv() const {
   const auto* d = allocations_ ? allocations_->device(name_) : nullptr;
   if (!d || d->bands.bands.empty()) return {};
-  QString out = QStringLiteral("band,address,size_bytes,category,first_step,last_step\n");
+  QString out = QStringLiteral(
+      "band,address,size_bytes,category,first_step,last_step,alloc_event,free_event\n");
+  const snapshot::BlockCategorizer categorizer(*allocations_->snapshot, d->index);
   for (size_t i = 0; i < d->bands.bands.size(); ++i) {
     const snapshot::AllocationBand& band = d->bands.bands[i];
     const snapshot::BandElement& e = d->bands.elements[band.element];
-    out += QStringLiteral("%1,0x%2,%3,%4,%5,%6\n")
-               .arg(i)
-               .arg(qulonglong(e.addr), 0, 16)
-               .arg(e.size)
-               .arg(QString::fromUtf8(
-                   memoryCategoryName(snapshot::categoryOfStack(*allocations_->snapshot, e.stack))))
-               .arg(band.steps.front())
-               .arg(band.steps.back());
+    out +=
+        QStringLiteral("%1,0x%2,%3,%4,%5,%6,%7,%8\n")
+            .arg(i)
+            .arg(qulonglong(e.addr), 0, 16)
+            .arg(e.size)
+            .arg(QString::fromUtf8(memoryCategoryName(
+                categorizer.categorize({e.stack, e.size, e.allocEvent, e.freeEvent}).category)))
+            .arg(band.steps.front())
+            .arg(band.steps.back())
+            .arg(e.allocEvent < 0 ? QString() : QString::number(d->eventOfTraceEntry(e.allocEvent)))
+            .arg(e.freeEvent < 0 ? QString() : QString::number(d->eventOfTraceEntry(e.freeEvent)));
   }
   return out;
 }
@@ -232,8 +237,11 @@ void AllocationBandsChart::markPeak() {
   f.setBold(true);
   label->setFont(f);
   label->setColor(QColor(200, 0, 0));
-  label->setText(QStringLiteral("peak %1 at step %2")
+  // Named by its event, as the Memory view's header and table number events.
+  peakLabel_ = label;
+  label->setText(QStringLiteral("peak %1 at event %2 (step %3)")
                      .arg(QString::fromStdString(formatSize(d->bands.peakBytes)))
+                     .arg(d->eventAtStep(d->bands.peakStep))
                      .arg(qint64(d->bands.peakStep)));
   label->position->setParentAnchor(dot->position);
   const bool right = d->bands.peakStep < 0.6 * double(d->bands.stepCount());
@@ -241,10 +249,15 @@ void AllocationBandsChart::markPeak() {
   label->position->setCoords(right ? 8 : -8, -6);
 }
 
+QString AllocationBandsChart::peakText() const {
+  return peakLabel_ ? peakLabel_->text() : QString();
+}
+
 void AllocationBandsChart::rebuild() {
   QCustomPlot* p = plot();
   p->clearPlottables();
   p->clearItems();
+  peakLabel_ = nullptr;
   setupAxes();
   const auto* d = allocations_ ? allocations_->device(name_) : nullptr;
   if (d && d->bands.stepCount() > 0) {

@@ -12,6 +12,8 @@
 
 #include <memory>
 
+class QCPItemText;
+
 namespace matmulviz::ui {
 
 class AllocationBandsChart : public ChartView {
@@ -22,7 +24,8 @@ class AllocationBandsChart : public ChartView {
   /// Shows device `name` of `allocations` (nullptr or an unknown name clears the chart).
   void setDevice(std::shared_ptr<const SnapshotAllocations> allocations, const QString& name);
   QString chartName() const override;  ///< "memory-allocations-cuda-0"
-  /// One line per band drawn: band, address, size, category, first and last step.
+  /// One line per band drawn: band, address, size, category, first and last step, and the
+  /// events (as the Memory view numbers them) of its alloc and free (empty: none in the trace).
   QString csv() const override;
   bool supportsLogScale() const override { return false; }
   /// Bands drawn one by one (not counting the summary), and all allocations.
@@ -32,6 +35,9 @@ class AllocationBandsChart : public ChartView {
   QString textAt(double step, double bytes) const;
   /// The device shown; nullptr when none.
   const SnapshotAllocations::Device* device() const;
+  /// The peak's label as drawn ("peak 20.0 MiB at event 553 (step 972)"): the event as the
+  /// Memory view numbers events; empty without a device.
+  QString peakText() const;
   /// The widget position of (step, bytes), for tests that hover.
   QPoint positionOf(double step, double bytes) const;
 
@@ -45,6 +51,7 @@ class AllocationBandsChart : public ChartView {
 
   std::shared_ptr<const SnapshotAllocations> allocations_;
   QString name_;
+  QCPItemText* peakLabel_ = nullptr;
 };
 
 }  // namespace matmulviz::ui

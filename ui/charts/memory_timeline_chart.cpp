@@ -159,7 +159,8 @@ void MemoryTimelineChart::addBands(const QVector<double>& x) {
     auto* g = p->addGraph();
     g->setName(QStringLiteral("allocated: ") + memoryCategoryText(cat));
     g->setLineStyle(QCPGraph::lsStepLeft);
-    QColor color = seriesColor(c);
+    // The palette has 8 colours; the profiler's categories after them take darker ones.
+    QColor color = c < 8 ? seriesColor(c) : seriesColor(c).darker(170);
     g->setPen(QPen(color.darker(120), 1));
     color.setAlpha(presentationMode() ? 230 : 170);
     g->setBrush(color);

@@ -225,10 +225,12 @@ QString AllocatorStateModel::segmentText(int segment) const {
   return text + '\n' + framesText(s.stack);
 }
 
-QString AllocatorStateModel::eventText() const {
+QString AllocatorStateModel::eventText(int64_t row, int64_t rows) const {
   if (!history_) return {};
-  const int64_t n = history_->eventCount();
-  if (state_.event < 0) return tr("before the first of %1 trace events").arg(QLocale().toString(n));
+  const QString count = QLocale().toString(rows);
+  if (row < 0) return tr("before the first of %1 events").arg(count);
+  const QString head = tr("after event %1 of %2").arg(QLocale().toString(row), count);
+  if (state_.event < 0) return head + tr(": alive before the recording started");
   const snapshot::DeviceTrace& t = history_->snapshot().traces[history_->device()];
   const size_t x = size_t(state_.event);
   QString what = QString::fromLatin1(snapshot::actionName(t.action[x]));
@@ -237,8 +239,8 @@ QString AllocatorStateModel::eventText() const {
         tr(" (requested %1, %2 free on the device)").arg(sizeText(t.size[x]), sizeText(t.addr[x]));
   else if (t.action[x] != snapshot::TraceAction::Snapshot)
     what += QStringLiteral(" %1, %2").arg(addressText(t.addr[x]), sizeText(t.size[x]));
-  QString text = tr("after trace event %1 of %2: %3")
-                     .arg(QLocale().toString(state_.event), QLocale().toString(n - 1), what);
+  QString text =
+      head + tr(" · PyTorch's trace entry %1: %2").arg(QLocale().toString(state_.event), what);
   if (const QString frame = frameText(t.stack[x]); !frame.isEmpty()) text += tr(" at ") + frame;
   return text;
 }

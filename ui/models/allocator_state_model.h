@@ -52,9 +52,12 @@ class AllocatorStateModel : public QAbstractItemModel {
   /// Hover texts: address, size, requested size, state, stream and frames (innermost first).
   QString blockText(int block) const;
   QString segmentText(int segment) const;
-  /// "after event 12 of 40: free_completed 0x7f3a00200000, 1.00 MiB (stream 0)" or "before
-  /// the first event"; empty without a history.
-  QString eventText() const;
+  /// "after event 12 of 40 · trace entry 20: free_completed 0x7f3a00200000, 1.00 MiB at
+  /// train.py:7", or "before the first of 40 events"; empty without a history. `row`: the event
+  /// (the row of the device's timeline, as the Memory view numbers events: allocations, frees
+  /// and segment changes; -1 before the first), `rows` how many there are; the trace entry is
+  /// PyTorch's (the state's event).
+  QString eventText(int64_t row, int64_t rows) const;
   /// "reserved 40.0 MiB · allocated 12.0 MiB · active 14.0 MiB · requested ... · free 26.0 MiB
   /// (largest 18.0 MiB) · fragmentation 31%"
   QString totalsText() const;

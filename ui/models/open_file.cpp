@@ -34,13 +34,13 @@ std::runtime_error problem(const QString& fileName, const QString& what) {
 /// or the reason there is none.
 void allocatorHistories(const std::shared_ptr<const snapshot::MemorySnapshot>& shared,
                         OpenedFile& out) {
-  if (out.eventCount > kAllocatorStateMaxEvents) {
+  if (out.traceEntryCount > kAllocatorStateMaxEvents) {
     out.allocatorNote =
         QStringLiteral(
             "The allocator state at each event is off for snapshots of more than "
             "%L1 trace events (this one has %L2): their trace would stay in memory.")
             .arg(qulonglong(kAllocatorStateMaxEvents))
-            .arg(qulonglong(out.eventCount));
+            .arg(qulonglong(out.traceEntryCount));
     return;
   }
   for (const size_t d : snapshot::devicesWithMemory(*shared))
@@ -107,6 +107,11 @@ constexpr double kParseShare = 0.7;
 
 FileKind detectFileKind(const QByteArray& head) {
   if (!head.isEmpty() && static_cast<unsigned char>(head[0]) == 0x80) return FileKind::Snapshot;
+  // gzip's magic number: a compressed snapshot ("snapshot.pickle.gz"), the only compressed file
+  // the app reads; readMemorySnapshot inflates it and says so if it holds something else.
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
+    return FileKind::Snapshot;
   const QByteArray text = head.trimmed();
   if (!text.startsWith('{')) return FileKind::Unknown;
   if (partitioner::looksLikeGraphFile(text.toStdString())) return FileKind::BudgetGraph;
@@ -182,11 +187,14 @@ OpenedFile loadFile(const QString& path, const std::function<void(double)>& prog
       options.cancel = cancel;
       try {
         snapshot::MemorySnapshot s = snapshot::readMemorySnapshot(path.toStdString(), options);
-        out.eventCount = s.eventCount();
-        if (out.eventCount > storeAboveEvents) {
+        out.traceEntryCount = s.eventCount();
+        if (out.traceEntryCount > storeAboveEvents) {
           out.store = snapshotStore(s, progress, cancel, kParseShare);
+          for (const store::DeviceInfo& d : out.store->devices())
+            out.eventCount += size_t(d.events);
         } else {
           out.timelines = snapshotTimelines(s);
+          for (const NamedTimeline& t : *out.timelines) out.eventCount += t.timeline.events.size();
         }
         // One snapshot, shared by the allocator state and the allocations' hover texts.
         const auto shared = std::make_shared<const snapshot::MemorySnapshot>(std::move(s));

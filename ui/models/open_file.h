@@ -43,9 +43,9 @@ enum class FileKind {
 inline constexpr size_t kStoreAboveEvents = 1'000'000;
 
 /// The kind of a file whose first bytes are `head` (a few KiB are enough): a pickle starts with
-/// the PROTO opcode 0x80; a report is a JSON object naming "matmulviz-report"; any other text
-/// starting with '{' is taken as a preset. A report naming the kind "budget-graph" is a
-/// BudgetGraph.
+/// the PROTO opcode 0x80, a gzip-compressed snapshot gzip's magic 0x1f 0x8b; a report is a JSON
+/// object naming "matmulviz-report"; any other text starting with '{' is taken as a preset. A
+/// report naming the kind "budget-graph" is a BudgetGraph.
 FileKind detectFileKind(const QByteArray& head);
 
 /// Snapshots of up to this many trace events keep their trace in memory for the allocator state
@@ -79,7 +79,10 @@ struct OpenedFile {
   /// With `timelines` of a snapshot (not with a store): the snapshot, its bands stacked by
   /// allocation and its blocks' facts, for the Memory view's "stack by allocation" and hovers.
   std::shared_ptr<const SnapshotAllocations> allocations;
-  size_t eventCount = 0;  ///< events over all timelines
+  /// Events over all timelines: allocations, frees and segment changes, as the Memory view
+  /// numbers them (a snapshot's 'free_requested' and 'snapshot' trace entries are not events).
+  size_t eventCount = 0;
+  size_t traceEntryCount = 0;  ///< a snapshot's trace entries over all devices (PyTorch's)
   /// Reports that hold no timeline (core/report/other_reports.h): a multi-head run's workload
   /// (rerun here), a budget sweep's script (traced again), an einsum run (summarised).
   std::optional<MultiheadReportFile> multihead;

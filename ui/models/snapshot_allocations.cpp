@@ -1,5 +1,6 @@
 #include "ui/models/snapshot_allocations.h"
 
+#include "core/io/allocator_history.h"
 #include "core/io/snapshot_categories.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/util/format_units.h"
@@ -23,7 +24,8 @@ QString SnapshotAllocations::bandText(const Device& d, int band, double step) co
   const int64_t event = snapshot::eventAtStep(b, step);
   QString where = QStringLiteral("step %1").arg(qint64(step));
   if (event >= 0 && d.index < snapshot->traces.size())
-    where += QStringLiteral(" (trace entry %1, %2 us)")
+    where += QStringLiteral(": event %1 (PyTorch's trace entry %2, %3 us)")
+                 .arg(d.eventAtStep(step))
                  .arg(event)
                  .arg(snapshot::traceTimeUs(snapshot->traces[d.index], event), 0, 'f', 0);
   if (band == snapshot::kSummaryBand) {
@@ -43,6 +45,18 @@ QString SnapshotAllocations::bandText(const Device& d, int band, double step) co
                       QString::fromStdString(snapshot::describeBlock(*snapshot, d.index, facts)));
 }
 
+int64_t SnapshotAllocations::Device::eventAtStep(double step) const {
+  const int64_t entry = snapshot::eventAtStep(bands, step);
+  return entry < 0 ? -1 : eventOfTraceEntry(entry);
+}
+
+int64_t SnapshotAllocations::Device::eventOfTraceEntry(int64_t entry) const {
+  if (entry < 0) return -1;
+  const auto it = std::upper_bound(traceOfRow.begin(), traceOfRow.end(), uint64_t(entry) + 1,
+                                   [](uint64_t k, uint32_t v) { return k < uint64_t(v); });
+  return int64_t(it - traceOfRow.begin()) - 1;
+}
+
 QString SnapshotAllocations::blockText(const Device& d, int64_t recordId) const {
   if (recordId < 0 || size_t(recordId) >= d.blocks.size()) return {};
   return preformatted(
@@ -56,7 +70,8 @@ std::shared_ptr<const SnapshotAllocations> makeSnapshotAllocations(
   for (const size_t d : snapshot::devicesWithMemory(*out->snapshot))
     out->devices.push_back({QStringLiteral("cuda:%1").arg(d), d,
                             snapshot::allocationBands(*out->snapshot, d),
-                            snapshot::timelineBlocks(*out->snapshot, d)});
+                            snapshot::timelineBlocks(*out->snapshot, d),
+                            snapshot::timelineTraceEvents(*out->snapshot, d)});
   return out;
 }
 

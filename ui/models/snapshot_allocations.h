@@ -9,6 +9,8 @@
 #include "core/io/snapshot_allocation_bands.h"
 #include "core/io/snapshot_block_text.h"
 
+#include <cstdint>
+
 #include <QString>
 
 #include <memory>
@@ -22,6 +24,15 @@ struct SnapshotAllocations {
     size_t index = 0;
     snapshot::AllocationBands bands;
     std::vector<snapshot::BlockFacts> blocks;  ///< indexed by the timeline's AllocationRecord::id
+    /// For each row of the device's timeline: its trace entry + 1, 0 at time 0
+    /// (snapshot::timelineTraceEvents).
+    std::vector<uint32_t> traceOfRow;
+    /// The event (timeline row, as the Memory view numbers events) of the action at `step` of
+    /// the bands: the last row that comes from its trace entry or one before; -1 for none.
+    int64_t eventAtStep(double step) const;
+    /// The event (timeline row) of PyTorch's trace entry `entry`: the last row that comes from
+    /// it or one before it; -1 for none.
+    int64_t eventOfTraceEntry(int64_t entry) const;
   };
   std::shared_ptr<const snapshot::MemorySnapshot> snapshot;  ///< shared with other holders
   std::vector<Device> devices;  ///< snapshot::devicesWithMemory, in that order

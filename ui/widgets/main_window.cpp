@@ -209,6 +209,8 @@ void MainWindow::buildMenus() {
 
 void MainWindow::wireRunner() {
   connect(panel_, &ScenarioPanel::runRequested, this, &MainWindow::runStrategies);
+  connect(panel_, &ScenarioPanel::backToScenarioRequested, this,
+          [this] { showView(View::Strategies); });
   connect(panel_, &ScenarioPanel::cancelRequested, this, &MainWindow::cancelRun);
   connect(runner_, &RunController::started, this, [this](const QString& title) {
     statusText_->setText(tr("Running %1…").arg(title));
@@ -240,6 +242,7 @@ void MainWindow::runStrategies() {
     return;
   }
   if (runner_->isRunning() || !panel_->isValid()) return;
+  panel_->clearOpenedFile();  // the run replaces the opened file in the views
   banner_->hide();
   runner_->start(panel_->scenario());
 }

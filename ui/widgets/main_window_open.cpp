@@ -1,5 +1,6 @@
 // MainWindow: opening files (File > Open, Open Recent, drag and drop, the command line).
 #include "core/costmodel/cost_model.h"
+#include "ui/models/opened_file_summary.h"
 #include "ui/models/program_run.h"
 #include "ui/models/run_history.h"
 #include "ui/widgets/budget_view.h"
@@ -63,8 +64,9 @@ void MainWindow::openFileDialog() {
   const QStringList paths = QFileDialog::getOpenFileNames(
       this, tr("Open reports, presets, joint graphs, PyTorch memory snapshots or Python scripts"),
       QString(),
-      tr("matmulviz files (*.json *.pickle *.pkl *.py);;Reports and presets (*.json);;"
-         "PyTorch memory snapshots (*.pickle *.pkl);;Python scripts (*.py);;All files (*)"));
+      tr("matmulviz files (*.json *.pickle *.pkl *.gz *.py);;Reports and presets (*.json);;"
+         "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz);;Python scripts (*.py);;"
+         "All files (*)"));
   if (!paths.isEmpty()) openFiles(paths);
 }
 
@@ -119,7 +121,9 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
         memoryView_->setTimelines(file.fileName, tr("Device"), file.timelines, file.note);
       memoryView_->setAllocatorHistories(file.allocatorHistories, file.allocatorNote);
       memoryView_->setSnapshotAllocations(file.allocations);  // none for a store
-      status = tr("Opened %1: a PyTorch memory snapshot, %n events", nullptr, int(file.eventCount))
+      status = tr("Opened %1: a PyTorch memory snapshot, %n events (allocations, frees and "
+                  "segment changes)",
+                  nullptr, int(file.eventCount))
                    .arg(file.fileName);
       showView(View::Memory);
       break;
@@ -146,6 +150,12 @@ void MainWindow::onFileLoaded(const OpenedFile& file) {
     case FileKind::Unknown:
       return;  // loadFile refuses these
   }
+  // What the window is now about: the file, in the Scenario panel's place of the fields.
+  if (file.kind == FileKind::Snapshot || file.kind == FileKind::Report ||
+      file.kind == FileKind::BudgetGraph)
+    panel_->showOpenedFile(openedFileSummary(file));
+  else if (file.kind == FileKind::Preset)
+    panel_->clearOpenedFile();
   if (!file.ignoredKeys.isEmpty())
     status += tr("; skipped keys this version does not know: %1").arg(file.ignoredKeys.join(", "));
   addRecentFile(file.path);

@@ -279,7 +279,8 @@ bool MemoryView::showStoredDevice(const QString& name) {
     pages_->setCurrentIndex(2);
     placeBeside(storedEventsTable_, segments_);
     segments_->showDevice(name, d.peakIndex);
-    summary_->setText(tr("%1: %2 events; peak allocated %3 at event %4. %5 Drawn at level of "
+    summary_->setText(tr("%1: %2 events (allocations, frees and segment changes); peak "
+                         "allocated %3 at event %4. %5 Drawn at level of "
                          "detail (each pixel the minimum to maximum of its events). Drag to "
                          "pan, wheel to zoom, hover for the event.")
                           .arg(name, QLocale().toString(qlonglong(d.events)),
@@ -301,9 +302,8 @@ bool MemoryView::showStrategy(const QString& name) {
     showStacking(name);
     // One peak, the model's, as the chart marks it; maxMem (the statement's peak) beside it
     // only when backward went higher.
-    QString text = tr("%1: %2 events; peak allocated %3")
-                       .arg(name)
-                       .arg(model_->eventCount())
+    QString text = tr("%1: %2 events (allocations, frees and segment changes); peak allocated %3")
+                       .arg(name, QLocale().toString(model_->eventCount()))
                        .arg(model_->peakText());
     if (s.currentBytes < 0) {  // an opened timeline: a snapshot's device, a Python run
       summary_->setText(text + ". " + note_ +

@@ -37,7 +37,13 @@ QString bytesText(int64_t bytes) {
 }  // namespace
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
-  auto* layout = new QVBoxLayout(this);
+  auto* outer = new QVBoxLayout(this);
+  outer->addWidget(buildOpenedFileBox());
+  fields_ = new QWidget(this);
+  auto* layout = new QVBoxLayout(fields_);
+  layout->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(fields_);
+  outer->addStretch(1);
   layout->addWidget(buildPresetRow());
   layout->addWidget(buildWorkloadGroup());
   layout->addWidget(buildFlagsGroup());
@@ -59,11 +65,57 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(run_);
   buttons->addWidget(cancel_);
   layout->addLayout(buttons);
-  layout->addStretch(1);
   connect(run_, &QPushButton::clicked, this, &ScenarioPanel::runRequested);
   connect(cancel_, &QPushButton::clicked, this, &ScenarioPanel::cancelRequested);
   selectPreset(QStringLiteral("small"));
   updateSummary();
+}
+
+// While the window shows an opened file (a snapshot, a report), the panel says what it is in
+// place of the scenario's fields, which have nothing to do with it.
+QWidget* ScenarioPanel::buildOpenedFileBox() {
+  opened_ = new QGroupBox(tr("Open file"), this);
+  opened_->setObjectName("openedFile");
+  auto* layout = new QVBoxLayout(opened_);
+  openedText_ = new QLabel(opened_);
+  openedText_->setObjectName("openedFileText");
+  openedText_->setWordWrap(true);
+  openedText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(openedText_);
+  auto* hint = new QLabel(tr("The views show this file. To run a scenario instead, go back to "
+                             "the scenario's fields (or open a preset)."),
+                          opened_);
+  hint->setWordWrap(true);
+  layout->addWidget(hint);
+  auto* back = new QPushButton(tr("Back to a scenario"), opened_);
+  back->setObjectName("backToScenario");
+  back->setToolTip(tr("Show the scenario's fields again; Run (Ctrl+R) runs them"));
+  layout->addWidget(back);
+  connect(back, &QPushButton::clicked, this, [this] {
+    clearOpenedFile();
+    emit backToScenarioRequested();
+  });
+  opened_->hide();
+  return opened_;
+}
+
+void ScenarioPanel::showOpenedFile(const QStringList& lines) {
+  openedText_->setText(lines.join('\n'));
+  opened_->show();
+  fields_->hide();
+}
+
+void ScenarioPanel::clearOpenedFile() {
+  opened_->hide();
+  fields_->show();
+}
+
+bool ScenarioPanel::showsOpenedFile() const {
+  return !opened_->isHidden();
+}
+
+QString ScenarioPanel::openedFileText() const {
+  return showsOpenedFile() ? openedText_->text() : QString();
 }
 
 QWidget* ScenarioPanel::buildPresetRow() {

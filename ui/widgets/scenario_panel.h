@@ -1,8 +1,9 @@
 #pragma once
-// The scenario panel: presets, the strategies workload (N, M, I, J, K, batch, dtype), the grad
-// flags, device, strategies, repeats, backward, and the kernel launch (kernel, M, K, N, TPB).
-// Every field refuses bad input itself (spin-box ranges shown in tooltips, a validated size
-// field), so a Scenario read from the panel is always valid.
+// The scenario panel: what an opened file is while the window shows one, else presets, the
+// strategies workload (N, M, I, J, K, batch, dtype), the grad flags, device, strategies, repeats,
+// backward, and the kernel launch (kernel, M, K, N, TPB). Every field refuses bad input itself
+// (spin-box ranges shown in tooltips, a validated size field), so a Scenario read from the panel is
+// always valid.
 
 #include "ui/models/scenario.h"
 
@@ -10,6 +11,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -38,6 +40,14 @@ class ScenarioPanel : public QWidget {
   void setRunning(bool running);
   /// True when every field holds an acceptable value (the size field may not).
   bool isValid() const;
+  /// While the window shows an opened file: `lines` (ui/models/opened_file_summary.h: file,
+  /// kind, devices, events, peak) and a "Back to a scenario" button in place of the fields.
+  void showOpenedFile(const QStringList& lines);
+  /// The scenario's fields again (a run, a preset, or the button).
+  void clearOpenedFile();
+  bool showsOpenedFile() const;
+  /// The lines shown, joined by newlines; empty when no file is shown.
+  QString openedFileText() const;
 
  signals:
   void runRequested();
@@ -45,8 +55,11 @@ class ScenarioPanel : public QWidget {
   /// The kernel fields changed (the Kernel view re-simulates).
   void kernelChanged();
   void scenarioChanged();
+  /// "Back to a scenario" was clicked: the fields are shown again.
+  void backToScenarioRequested();
 
  private:
+  QWidget* buildOpenedFileBox();
   QWidget* buildPresetRow();
   QWidget* buildWorkloadGroup();
   QWidget* buildFlagsGroup();
@@ -55,6 +68,9 @@ class ScenarioPanel : public QWidget {
   void updateSummary();
   void validateDeviceMemory();
 
+  QGroupBox* opened_ = nullptr;
+  QLabel* openedText_ = nullptr;
+  QWidget* fields_ = nullptr;
   QComboBox* preset_ = nullptr;
   QSpinBox *n_ = nullptr, *m_ = nullptr, *i_ = nullptr, *j_ = nullptr, *k_ = nullptr,
            *batch_ = nullptr;

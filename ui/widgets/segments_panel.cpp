@@ -25,11 +25,14 @@ SegmentsPanel::SegmentsPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 4, 0, 0);
   auto* row = new QHBoxLayout;
-  title_ = new QLabel(tr("<b>Allocator state</b> after trace event"));
+  title_ = new QLabel(tr("<b>Allocator state</b> after event"));
   spin_ = new QSpinBox;
   spin_->setObjectName("segmentsEvent");
   spin_->setSpecialValueText(tr("before the first"));
-  spin_->setToolTip(tr("The trace event after which the segments are shown (Left/Right step)"));
+  spin_->setToolTip(
+      tr("The event after which the segments are shown (Left/Right step); events "
+         "are numbered as the Memory view's table numbers them: allocations, "
+         "frees and segment changes"));
   slider_ = new QSlider(Qt::Horizontal);
   slider_->setObjectName("segmentsSlider");
   auto* back = new QToolButton;
@@ -69,10 +72,10 @@ SegmentsPanel::SegmentsPanel(QWidget* parent) : QWidget(parent) {
                      static_cast<QWidget*>(canvas_)})
     w->installEventFilter(this);
   connect(spin_, &QSpinBox::valueChanged, this, [this](int v) {
-    if (!updating_) setTraceEvent(v);
+    if (!updating_) setRow(v);
   });
   connect(slider_, &QSlider::valueChanged, this, [this](int v) {
-    if (!updating_) setTraceEvent(v);
+    if (!updating_) setRow(v);
   });
   connect(back, &QToolButton::clicked, this, [this] { step(-1); });
   connect(forward, &QToolButton::clicked, this, [this] { step(1); });
@@ -100,14 +103,14 @@ bool SegmentsPanel::showDevice(const QString& name, int64_t row) {
     if (QStringLiteral("cuda:%1").arg(h->device()) != name) continue;
     setEnabled(true);
     model_->setHistory(h);
-    const int last = int(std::min<int64_t>(h->eventCount() - 1, INT_MAX - 1));
+    const int last = int(std::min<int64_t>(h->timelineEventCount() - 1, INT_MAX - 1));
     updating_ = true;
     spin_->setRange(-1, last);
     slider_->setRange(-1, last);
     slider_->setPageStep(std::max(1, (last + 1) / 20));
     show();
-    setTraceEvent(row >= 0 ? h->traceEventOfTimelineRow(row) : h->eventCount() - 1);
-    emit timelineRowSelected(h->timelineRowOfTraceEvent(model_->event()));  // no echo
+    setRow(row >= 0 ? row : h->timelineEventCount() - 1);
+    emit timelineRowSelected(row_);  // no echo
     updating_ = false;
     return true;
   }
@@ -121,7 +124,7 @@ void SegmentsPanel::selectTimelineRow(int64_t row) {
   // While the panel announces its own row, the tables' echo of it is not taken back.
   if (!h || row < 0 || updating_) return;
   updating_ = true;
-  setTraceEvent(h->traceEventOfTimelineRow(row));
+  setRow(row);
   updating_ = false;
 }
 
@@ -130,14 +133,31 @@ void SegmentsPanel::setTraceEvent(int64_t event) {
   if (!h) return;
   event = std::clamp<int64_t>(event, -1, h->eventCount() - 1);
   if (event != model_->event()) model_->setEvent(event);
+  row_ = h->timelineRowOfTraceEvent(event);
   const bool quiet = updating_;
   updating_ = true;
-  spin_->setValue(int(std::min<int64_t>(event, INT_MAX - 1)));
-  slider_->setValue(int(std::min<int64_t>(event, INT_MAX - 1)));
+  spin_->setValue(int(std::min<int64_t>(row_, INT_MAX - 1)));
+  slider_->setValue(int(std::min<int64_t>(row_, INT_MAX - 1)));
   showState();
-  const int64_t row = h->timelineRowOfTraceEvent(event);
-  for (EventPicker* p : pickers_) p->setMarkedEvent(double(row));
-  if (!quiet) emit timelineRowSelected(row);
+  for (EventPicker* p : pickers_) p->setMarkedEvent(double(row_));
+  if (!quiet) emit timelineRowSelected(row_);
+  updating_ = quiet;
+}
+
+void SegmentsPanel::setRow(int64_t row) {
+  const auto* h = model_->history();
+  if (!h) return;
+  row = std::clamp<int64_t>(row, -1, h->timelineEventCount() - 1);
+  const int64_t event = row < 0 ? -1 : h->traceEventOfTimelineRow(row);
+  if (event != model_->event()) model_->setEvent(event);
+  row_ = row;
+  const bool quiet = updating_;
+  updating_ = true;
+  spin_->setValue(int(std::min<int64_t>(row_, INT_MAX - 1)));
+  slider_->setValue(int(std::min<int64_t>(row_, INT_MAX - 1)));
+  showState();
+  for (EventPicker* p : pickers_) p->setMarkedEvent(double(row_));
+  if (!quiet) emit timelineRowSelected(row_);
   updating_ = quiet;
 }
 
@@ -146,7 +166,8 @@ int64_t SegmentsPanel::traceEvent() const {
 }
 
 void SegmentsPanel::showState() {
-  event_->setText(model_->eventText());
+  const auto* h = model_->history();
+  event_->setText(model_->eventText(row_, h ? h->timelineEventCount() : 0));
   totals_->setText(model_->totalsText());
   QStringList notes;
   for (const std::string& n : model_->state().notes()) notes << QString::fromStdString(n);
@@ -155,7 +176,7 @@ void SegmentsPanel::showState() {
 }
 
 void SegmentsPanel::step(int delta) {
-  if (model_->history()) setTraceEvent(model_->event() + delta);
+  if (model_->history()) setRow(row_ + delta);
 }
 
 void SegmentsPanel::linkTable(QTableView* table) {
@@ -179,8 +200,7 @@ void SegmentsPanel::linkChart(ChartView* chart) {
     const auto* h = model_->history();
     if (!h) return;
     // The tables follow the click, not the other way round.
-    setTraceEvent(
-        h->traceEventOfTimelineRow(std::clamp<qint64>(row, 0, h->timelineEventCount() - 1)));
+    setRow(std::clamp<qint64>(row, 0, h->timelineEventCount() - 1));
   });
 }
 

@@ -43,9 +43,13 @@ class SegmentsPanel : public QWidget {
   bool showDevice(const QString& name, int64_t row);
   /// The state at the trace event of the shown device's timeline row `row`.
   void selectTimelineRow(int64_t row);
-  /// The state just after trace event `event` (-1: before the first); emits timelineRowSelected.
+  /// The state just after PyTorch's trace entry `event` (-1: before the first), shown as the
+  /// timeline row (the event) it falls in; emits timelineRowSelected.
   void setTraceEvent(int64_t event);
   int64_t traceEvent() const;
+  /// The event shown: a row of the device's timeline, as the Memory view numbers events (the
+  /// spin box and slider count these); -1 before the first.
+  int64_t event() const { return row_; }
   /// Clicks and the current row of `table` (rows: the timeline's events) select; scrubbing
   /// selects its row.
   void linkTable(QTableView* table);
@@ -68,6 +72,9 @@ class SegmentsPanel : public QWidget {
  private:
   void showState();
   void step(int delta);
+  /// The state after event `row` (a timeline row; its trace entry, or before the trace for
+  /// the rows at time 0); emits timelineRowSelected unless updating.
+  void setRow(int64_t row);
 
   AllocatorHistories histories_;
   QString unavailable_;
@@ -76,6 +83,7 @@ class SegmentsPanel : public QWidget {
   QSpinBox* spin_ = nullptr;
   QSlider* slider_ = nullptr;
   QLabel* title_ = nullptr;
+  int64_t row_ = -1;
   QLabel* event_ = nullptr;
   QLabel* totals_ = nullptr;
   QLabel* notes_ = nullptr;
