@@ -3,12 +3,14 @@
 // every block its CUDA tensors would take (python/matmulviz/simulate/). The blocks go through the
 // same CachingAllocator (core/memory/caching_allocator.h) as matmulviz.torch's tensors, so the
 // recorder, memory_stats() and the report see them alike.
+#include "core/memory/cublas_workspace.h"
 #include "core/ops/gemm_kernel.h"
 #include "python/src/bindings.h"
 #include "python/src/runtime.h"
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,6 +74,24 @@ void bindSimulate(py::module_& m) {
       "_sim_push_op", [](const std::string& name) { allocator().pushOp(name); },
       "The op that the next allocations belong to (pair with _sim_pop_op).");
   m.def("_sim_pop_op", [] { allocator().popOp(); });
+  m.def(
+      "_sim_use_cublas_handle",
+      [](bool autogradThread) -> std::optional<std::pair<int64_t, int64_t>> {
+        std::optional<AutogradThreadScope> scope;
+        if (autogradThread) scope.emplace();
+        CachingAllocator& a = allocator();
+        const int thread = static_cast<int>(currentCudaThread());
+        const bool had = a.cublasWorkspace(thread).has_value();
+        const int64_t id = useCublasHandle(a);
+        if (had || id < 0) return std::nullopt;
+        return std::make_pair(id, a.record(id).blockBytes);
+      },
+      py::arg("autograd_thread"),
+      "What an op that calls cuBLAS does first (core/memory/cublas_workspace.h, the rule the "
+      "engine's matmuls follow): under PyTorch 2.x the first such op on the main thread, or on "
+      "the autograd engine's thread (`autograd_thread`: inside a backward), allocates that "
+      "thread's workspace, kept for the life of the process. Returns (allocation id, block "
+      "bytes) when this call allocated it, else None. Raises OutOfMemoryError.");
   m.def("_blas_compatible", &detail::blasCompatible, py::arg("rows"), py::arg("cols"),
         py::arg("row_stride"), py::arg("col_stride"),
         "Whether a [rows, cols] matrix with these strides (elements) is a BLAS operand as it is; "

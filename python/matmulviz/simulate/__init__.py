@@ -24,25 +24,32 @@ import types
 __all__ = ["simulate"]
 
 
-def simulate(gpu=None, capacity=None, values="none"):
+def simulate(gpu=None, capacity=None, values="none", pytorch=None):
     """A context manager that runs the code inside it on a simulated CUDA device (see the
     module's docstring). `gpu`: a name from matmulviz.simulate._gpus.GPUS ("h200") giving the
-    capacity and the device's name; `capacity`: bytes or a size string ("80GiB"), overriding
+    capacity, the device's name and the architecture the allocator rules follow (the cuBLAS
+    workspace's size, topk's buffers; none: matmulviz.gpu(), default h200); `pytorch`: "2.x"
+    or "forum", the PyTorch whose allocator rules apply (none: matmulviz.pytorch(), default
+    2.x; see matmulviz.set_pytorch); `capacity`: bytes or a size string ("80GiB"), overriding
     the GPU's (none of either: unlimited). `values`: "none" (tensors without values: data-
     dependent steps raise) or "cpu" (each CUDA tensor also holds its values on the CPU and every
     op computes them: slower, but .item(), nonzero and boolean masks work; the memory accounted
     is the same).
-    Raises ImportError when PyTorch is not installed."""
+    Raises ImportError when PyTorch is not installed, ValueError for an unknown GPU or
+    PyTorch model."""
     try:
         import torch  # noqa: F401
     except ImportError:
         raise ImportError("matmulviz.simulate needs PyTorch (python3-torch on Debian); "
                           "matmulviz.torch runs PyTorch-style code without it") from None
     from matmulviz import _parse_size
-    from matmulviz.simulate._gpus import capacity_of
+    from matmulviz.simulate._gpus import architecture_of, capacity_of
     from matmulviz.simulate._simulation import Simulation
     cap = _parse_size(capacity) if capacity is not None else (capacity_of(gpu) if gpu else None)
-    return Simulation(capacity=cap, gpu_name=gpu.upper() if gpu else None, values=values)
+    if pytorch is not None and pytorch not in ("2.x", "2", "forum", "1.x"):
+        raise ValueError(f"unknown PyTorch model {pytorch!r}: 2.x or forum")
+    return Simulation(capacity=cap, gpu_name=gpu.upper() if gpu else None, values=values,
+                      gpu=architecture_of(gpu) if gpu else None, pytorch=pytorch)
 
 
 class _CallableModule(types.ModuleType):

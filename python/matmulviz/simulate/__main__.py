@@ -1,15 +1,22 @@
 """python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
-                                  [--snapshot PATH] [--values none|cpu]
+                                  [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]
 
 Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
 tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
 --report PATH   the report of its allocations (the app and matmulviz-cli export open it)
---gpu NAME      the GPU whose memory is the capacity (h200, h100, a100, a100-40gb)
+--gpu NAME      the GPU whose memory is the capacity and whose architecture sizes the cuBLAS
+                workspace and topk's buffers (h200, h100, a100, a100-40gb); default: the
+                capacity unlimited, the architecture h200 (or MATMULVIZ_GPU)
 --capacity SIZE the capacity in bytes or as 80GiB, 512MiB (overrides --gpu); default unlimited
 --snapshot PATH the run as a PyTorch memory snapshot (pickle; memory_viz opens it)
 --values MODE   none (default): tensors without values, so .item(), nonzero and boolean masks
                 stop with the line named; cpu: the values are computed on the CPU as well
                 (slower; the memory accounted is the same)
+--pytorch MODEL 2.x (default, or MATMULVIZ_PYTORCH): one cuBLAS workspace per thread through
+                the caching allocator (32 MiB on sm_90; CUBLAS_WORKSPACE_CONFIG honoured), the
+                main thread's at its first matmul, the autograd thread's at the first backward
+                matmul; forum: the forum post's PyTorch (1.x), no workspace counted. The report
+                names the model, whatever PyTorch runs the script.
 A script that raises (out of memory included) exits with status 1 after its traceback; the
 report of what ran is still written, marked incomplete. Bad options exit with status 2."""
 
@@ -19,8 +26,8 @@ import runpy
 import sys
 
 USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
-         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu]")
-OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values")
+         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]")
+OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch")
 
 
 def _options(argv):
@@ -62,7 +69,7 @@ def main(argv):
     from matmulviz.simulate._variables import variables
     try:
         sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"),
-                       values=opts.get("values", "none"))
+                       values=opts.get("values", "none"), pytorch=opts.get("pytorch"))
     except ValueError as e:
         print(f"matmulviz.simulate: {e}", file=sys.stderr)
         return 2
@@ -98,7 +105,7 @@ def main(argv):
             if snapshot is not None:
                 snapshot.write(opts["snapshot"])
     if report is not None and status == 0:
-        print(f"matmulviz.simulate: wrote {report}", file=sys.stderr)
+        print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)
     return status
 
 

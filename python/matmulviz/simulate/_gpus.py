@@ -1,5 +1,6 @@
 """GPU names for --gpu: each one's memory as torch.cuda.get_device_properties().total_memory
-reports it (the simulated device's capacity)."""
+reports it (the simulated device's capacity), and the engine's GPU architecture key
+(matmulviz.set_gpu) whose properties size the cuBLAS workspace and topk's buffers."""
 
 MIB = 1 << 20
 
@@ -11,6 +12,15 @@ GPUS = {
     "a100": 81038 * MIB,
     "a100-40gb": 40537 * MIB,
 }
+
+# --gpu name -> the engine's architecture key (core/memory/pytorch_model.h, gpuArchitectures()).
+ARCHITECTURES = {"h200": "h200", "h100": "h100", "a100": "a100", "a100-40gb": "a100"}
+
+
+def architecture_of(gpu):
+    """The engine's architecture key of GPU `gpu` (a key of GPUS, any case)."""
+    capacity_of(gpu)  # raises for an unknown name
+    return ARCHITECTURES[gpu.lower()]
 
 
 def capacity_of(gpu):

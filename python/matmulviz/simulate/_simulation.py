@@ -20,7 +20,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from matmulviz import _C
 from matmulviz.simulate import _cuda_api, _tensor
-from matmulviz.simulate._temporaries import temporaries
+from matmulviz.simulate._temporaries import CUBLAS_HANDLE, temporaries
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
 
@@ -108,7 +108,7 @@ class _CudaMode(TorchFunctionMode):
 class Simulation:
     """`with matmulviz.simulate(gpu="h200") as sim:` — see matmulviz.simulate.simulate."""
 
-    def __init__(self, capacity=None, gpu_name=None, values="none"):
+    def __init__(self, capacity=None, gpu_name=None, values="none", gpu=None, pytorch=None):
         if values not in ("none", "cpu"):
             raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
                              "(the values computed on the CPU too)")
@@ -118,6 +118,11 @@ class Simulation:
         self._dev = _META if values == "none" else torch.device("cpu")
         self.capacity = capacity
         self.gpu_name = gpu_name or "matmulviz simulated GPU"
+        # The PyTorch and GPU architecture the allocator rules follow (matmulviz.set_pytorch,
+        # set_gpu): None keeps the module's (MATMULVIZ_PYTORCH, MATMULVIZ_GPU; default 2.x, h200).
+        self.gpu = gpu
+        self.pytorch = pytorch
+        self._in_backward = 0  # > 0: the ops run on autograd's thread (see _temporaries)
         self._blocks = {}  # storage key -> _Block
         self._pending_saved = []
         self._active = False
@@ -128,7 +133,13 @@ class Simulation:
         if _tensor._simulation is not None:
             raise RuntimeError("matmulviz.simulate: a simulation is already running")
         _C.set_cuda_mode("meta")
+        self._model = (_C.pytorch(), _C.gpu())
+        if self.pytorch is not None:
+            _C.set_pytorch(self.pytorch)
+        if self.gpu is not None:
+            _C.set_gpu(self.gpu)
         _C.set_device_capacity(self.capacity)  # a fresh device: fresh statistics
+        self.model = _C.pytorch_model()  # "PyTorch 2.x on h200 (sm_90)"
         _tensor.set_simulation(self)
         self._mode = _CudaMode(self)
         self._mode.__enter__()
@@ -153,6 +164,9 @@ class Simulation:
         self._hooks.__exit__(*exc)
         self._mode.__exit__(*exc)
         _tensor.set_simulation(None)
+        # The module's model as it was (replacing the device only if it changed).
+        _C.set_pytorch(self._model[0])
+        _C.set_gpu(self._model[1])
         return False
 
     # ---- statistics (torch.cuda's answers)
@@ -266,13 +280,42 @@ class Simulation:
                     outputs.append(o)
                 else:
                     result.append(o)
-            for label, nbytes in temporaries(name, unwrapped, outputs):
-                staged.append(self._allocate(nbytes, label))
+            self._temporaries(temporaries(name, uargs, ukwargs, outputs), staged)
             return tree_unflatten(result, out_spec)
         finally:
             for block in staged:
                 self._free(block)
             _C._sim_pop_op()
+
+    def _temporaries(self, steps, held):
+        """Takes `steps` (_temporaries.temporaries) on the model; the blocks still held at the
+        end go to `held`, which run_op frees when the op returns."""
+        blocks = []
+        try:
+            for label, nbytes, free in steps:
+                if (label, nbytes, free) == CUBLAS_HANDLE:
+                    self._use_cublas_handle()
+                    blocks.append(None)
+                elif free >= 0:
+                    self._free(blocks[free])
+                    blocks[free] = None
+                    blocks.append(None)
+                else:
+                    blocks.append(self._allocate(nbytes, label))
+        finally:
+            held.extend(b for b in reversed(blocks) if b is not None)
+
+    def _use_cublas_handle(self):
+        """The current thread's cuBLAS handle (the engine's rule): its workspace on first use."""
+        try:
+            new = _C._sim_use_cublas_handle(self._in_backward > 0)
+        except _C.OutOfMemoryError as e:
+            raise out_of_memory_error()(str(e)) from None
+        if new is not None:
+            block = _Block(*new)
+            block.refs = 1  # PyTorch keeps it for the life of the process
+            for o in self.observers:
+                o.on_alloc(block, block.bytes)
 
     @staticmethod
     def _without_meta_kernel(func, unwrapped, spec):
@@ -414,8 +457,13 @@ class Simulation:
 
     # ---- backward: what it allocates is "gradients"
     def in_backward(self, fn, *args, **kwargs):
+        """Runs autograd's `fn` (backward or grad): what it allocates is "gradients", and its
+        ops run on the autograd engine's thread (its own cuBLAS workspace), as PyTorch runs a
+        CUDA graph's backward; a CPU-only PyTorch runs it on the calling thread."""
         previous = _C._sim_set_default_category("gradients")
+        self._in_backward += 1
         try:
             return fn(*args, **kwargs)
         finally:
+            self._in_backward -= 1
             _C._sim_set_default_category(previous)

@@ -1,29 +1,51 @@
-"""The per-op temporaries of the simulation: blocks an aten op allocates besides its outputs
-and frees before it returns, consulted in one place (Simulation.run_op) for every op. The rules
-are the engine's (core/), read through the matmulviz module, so that a program that both
-matmulviz.torch and real PyTorch run allocates the same blocks either way.
+"""The per-op temporaries of the simulation: what an aten op does to the caching allocator
+besides allocating its outputs, consulted in one place (Simulation.run_op, after the outputs
+exist) for every op. The rules are the engine's (core/memory/cublas_workspace.h,
+core/memory/kernel_temporaries.h, core/ops/gemm_kernel.h), read through the matmulviz module's
+bindings, so that a program that both matmulviz.torch and real PyTorch run allocates the same
+blocks either way. They follow the PyTorch and GPU of the run (matmulviz.set_pytorch,
+matmulviz.set_gpu; simulate(gpu=, pytorch=), --gpu, --pytorch), as the engine's do.
 
-Modelled:
+Modelled, in the order an op takes them:
 - mm, addmm, bmm, baddbmm: a matrix operand whose strides cuBLAS cannot take (an expanded
   gradient, a non-contiguous slice) is copied contiguous inside the op, after the output is
-  allocated (PyTorch: aten/src/ATen/native/cuda/Blas.cpp, prepare_matrix_for_cublas /
-  prepare_batch_matrix_for_cublas; the engine: core/ops/matmul.cpp blasReady, its stride rule
-  core/ops/gemm_kernel.h blasCompatible).
+  allocated, and freed when the op returns (PyTorch: aten/src/ATen/native/cuda/Blas.cpp,
+  prepare_matrix_for_cublas / prepare_batch_matrix_for_cublas; the engine's stride rule:
+  _C._blas_compatible).
+- The cuBLAS workspace: an op that calls cuBLAS (mm, addmm, bmm, baddbmm, addbmm, mv, addmv,
+  dot, vdot, with a non-empty result and a non-empty inner dimension) takes its thread's handle
+  just before the library call; under PyTorch 2.x the first such op on a thread allocates that
+  thread's workspace (32 MiB on sm_90, CUBLAS_WORKSPACE_CONFIG honoured) and keeps it for the
+  life of the process: empty_cache() cannot release it. The threads are the main thread and,
+  inside a backward, the autograd engine's device thread (PyTorch runs a CUDA graph's backward
+  there). A CPU-only PyTorch (1.13 here) runs backward on the calling thread, so the simulation
+  says which thread it models: inside torch.autograd.backward / grad (Tensor.backward calls the
+  former), the autograd thread (_C._sim_use_cublas_handle decides, as the engine's matmuls do).
+  With the forum post's PyTorch (1.x) nothing is allocated.
+- _softmax_backward_data: `tmp = grad * output`, allocated after grad_input and freed before
+  the op returns (_C.softmax_backward_temporaries).
+- topk: the multi-block radix select's buffers and CUB's scan storage, sized by the GPU's SM
+  count (_C.topk_temporaries); the single-block path takes none.
 - A CPU tensor of one or more dims passed to an op on CUDA tensors (the index of `c[q]`) is
   copied to the device for the op and freed right after it (PyTorch's advanced indexing moves
   the indices to self's device): Simulation.run_op makes these copies itself, before the op.
 
-Not modelled yet (the engine's rules for them are being added to core; once the matmulviz
-module exposes them, this table reads them rather than keeping its own):
-- the cuBLAS workspace that PyTorch 2.x allocates through the caching allocator on a thread's
-  first matmul (aten/src/ATen/cuda/CublasHandlePool.cpp; 32 MiB on sm_90),
-- temporaries of backward kernels (softmax/div backward) and of topk.
+Not modelled: the temporaries of other kernels (the engine has no rule for them either).
 """
 
 from matmulviz import _C
 
-# op name -> positions of its two matrix operands among the op's flattened arguments
+# op name -> positions of its two matrix operands among the op's positional arguments
 _MATRIX_OPERANDS = {"mm": (0, 1), "bmm": (0, 1), "addmm": (1, 2), "baddbmm": (1, 2)}
+# op name -> position of the operand whose last dimension is the inner (summed) one, for the ops
+# that call cuBLAS (at::cuda::blas gemm, gemv, dot); aten/src/ATen/native/cuda/Blas.cpp.
+_CUBLAS_OPS = {"mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1, "_addmm_activation": 1,
+               "mv": 0, "addmv": 1, "dot": 0, "vdot": 0}
+
+# A step: (label, bytes, free_step) as core/memory/kernel_temporaries.h's TemporaryStep (free_step
+# >= 0: free that earlier step's block), or CUBLAS_HANDLE: take the current thread's cuBLAS
+# handle (its workspace on first use). Blocks still held at the end are freed, last first.
+CUBLAS_HANDLE = ("cuBLAS handle", 0, -2)
 
 
 def _blas_copy_bytes(t):
@@ -35,15 +57,50 @@ def _blas_copy_bytes(t):
     return t.numel() * t.element_size()
 
 
-def temporaries(op_name, inputs, outputs):
-    """[(label, bytes)]: the temporaries op `op_name` (an aten overload packet name, "mm")
-    allocates after its outputs and frees before it returns. `inputs`: the op's flattened
-    arguments (meta tensors for CUDA tensors); `outputs`: its new meta outputs."""
-    out = []
+def _calls_cublas(op_name, args, outputs):
+    """Whether `op_name` reaches the cuBLAS call: PyTorch returns early (or fills zeros) for an
+    empty result or an empty inner dimension (addmm_out_cuda_impl, bmm_out_cuda_impl), and the
+    engine's batchedGemm takes the handle under the same condition."""
+    pos = _CUBLAS_OPS.get(op_name)
+    if pos is None or pos >= len(args) or not hasattr(args[pos], "dim"):
+        return False
+    if any(o.numel() == 0 for o in outputs):
+        return False
+    a = args[pos]
+    return a.dim() > 0 and a.size(-1) > 0
+
+
+def _topk_steps(args, kwargs):
+    t = args[0]
+    dim = args[2] if len(args) > 2 else kwargs.get("dim", -1)
+    if t.dim() == 0:
+        n = 1
+    else:
+        n = t.size(dim)
+    if n == 0:
+        return []
+    return _C.topk_temporaries(t.numel() // n, n, t.element_size(), _C.gpu())
+
+
+def temporaries(op_name, args, kwargs, outputs):
+    """The steps (see CUBLAS_HANDLE) op `op_name` (an aten overload packet name, "mm") takes
+    after its outputs exist, in PyTorch's order. `args`, `kwargs`: the op's arguments (meta
+    tensors for CUDA tensors); `outputs`: its new meta outputs."""
+    steps = []
     positions = _MATRIX_OPERANDS.get(op_name)
     if positions is not None:
         for i in positions:
-            nbytes = _blas_copy_bytes(inputs[i])
+            nbytes = _blas_copy_bytes(args[i])
             if nbytes:
-                out.append((f"{op_name}: operand copied for cuBLAS", nbytes))
-    return out
+                steps.append((f"{op_name}: operand copied for cuBLAS", nbytes, -1))
+    if _calls_cublas(op_name, args, outputs):
+        steps.append(CUBLAS_HANDLE)
+    kernel = []
+    if op_name == "_softmax_backward_data":
+        g = args[0]
+        kernel = _C.softmax_backward_temporaries(g.numel(), g.element_size())
+    elif op_name == "topk":
+        kernel = _topk_steps(args, kwargs)
+    base = len(steps)  # the engine's steps count from their own first one
+    steps.extend((label, nbytes, free + base if free >= 0 else -1) for label, nbytes, free in kernel)
+    return steps
