@@ -1,6 +1,7 @@
 #include "core/io/snapshot_store.h"
 
 #include "core/io/pickle_reader.h"
+#include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
 #include "core/memory/memory_event.h"
@@ -129,13 +130,14 @@ void Walker::device(size_t device) {
   }
 }
 
-/// "train.py:42" and the function of the innermost frame; "(no frames)" without one.
+/// "train.py:42" (the frame the Memory view labels a block by, the recorder's and allocator's own
+/// frames skipped: labelFrame) and the op as it names it (opName); "(no frames)" without one.
 std::pair<std::string, std::string> describe(const MemorySnapshot& s, StackId stack) {
   if (s.stacks[stack].empty()) return {"(no frames)", "(no frames)"};
-  const Frame& f = s.frames[s.stacks[stack].front()];
+  const Frame& f = s.frames[labelFrame(s, s.stacks[stack])];
   const size_t slash = f.filename.find_last_of('/');
   const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
-  return {file + ":" + std::to_string(f.line), f.name};
+  return {file + ":" + std::to_string(f.line), opName(s, s.stacks[stack])};
 }
 
 }  // namespace

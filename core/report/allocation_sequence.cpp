@@ -1,5 +1,6 @@
 #include "core/report/allocation_sequence.h"
 
+#include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
 #include "core/memory/memory_event.h"
@@ -156,8 +157,11 @@ AllocationSequence sequenceOfSnapshot(const snapshot::MemorySnapshot& snap, size
     if (frames.empty()) {
       s = b.site("(no frames)", "");
     } else {
+      // The op as the Memory view names it (the innermost dispatcher op, else the Python
+      // function), the place as the program's own frame: the same as sequenceOfStore reads.
       const snapshot::Frame& f = snap.frames[snapshot::labelFrame(snap, frames)];
-      s = b.site(f.name, baseName(f.filename) + ":" + std::to_string(f.line));
+      s = b.site(snapshot::opName(snap, frames),
+                 baseName(f.filename) + ":" + std::to_string(f.line));
     }
     siteOf.emplace(stack, s);
     return s;

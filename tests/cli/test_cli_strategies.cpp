@@ -439,7 +439,8 @@ void TestCliStrategies::jsonContract() {
   }
 }
 
-// The forum post's table (curMem/maxMem MiB) at the seed's workload, every strategy isolated.
+// The forum post's table (curMem/maxMem MiB) at the seed's workload, every strategy isolated, under
+// the post's PyTorch (--pytorch forum: no cuBLAS workspace).
 void TestCliStrategies::seedTableOnMeta_data() {
   QTest::addColumn<QString>("requiresGrad");
   QTest::addColumn<QStringList>("table");  // strategy1, strategy2, strategy3, direct, fused
@@ -461,9 +462,10 @@ void TestCliStrategies::seedTableOnMeta() {
     strategies = strategies.mid(2);
     table = table.mid(2);
   }
-  const CliResult r = runCli({"strategies", "--device", "meta", "--repeats", "1", "--requires-grad",
-                              requiresGrad, "--strategies", strategies.join(','), "--json", "-"},
-                             kSlowMs);
+  const CliResult r =
+      runCli({"strategies", "--device", "meta", "--repeats", "1", "--pytorch", "forum",
+              "--requires-grad", requiresGrad, "--strategies", strategies.join(','), "--json", "-"},
+             kSlowMs);
   QVERIFY2(r.finished && !r.crashed && r.exitCode == 0, qPrintable(r.describe()));
   QString error;
   const QJsonObject report = parseObject(r.out, &error);

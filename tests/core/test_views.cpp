@@ -22,10 +22,11 @@ namespace {
 
 using UnaryOp = std::function<Tensor(const Tensor&)>;
 
+/// The view and saving rules, in the forum post's PyTorch: no cuBLAS workspace among the blocks.
 DevicePtr cpuDevice() {
   static HostBacking backing(int64_t{1} << 30);  // 1 GiB of address space: small tensors only
-  return std::make_shared<DeviceContext>(DeviceKind::Cpu, backing,
-                                         CachingAllocator::Options{std::nullopt, true});
+  return std::make_shared<DeviceContext>(
+      DeviceKind::Cpu, backing, CachingAllocator::Options{std::nullopt, true, forumPyTorchModel()});
 }
 
 int64_t allocated(const DevicePtr& d) {

@@ -37,6 +37,8 @@ bool contains(const std::string& s, std::string_view part) {
 /// must reproduce.
 MemoryCategory labelRule(const std::string& label, const std::string& why, bool afterEnd) {
   MemoryCategory c = MemoryCategory::Other;
+  // Came after the label rule (issue 24): PyTorch 2.x's workspace of each thread's cuBLAS handle.
+  if (startsWith(label, "cuBLAS workspace")) return MemoryCategory::CublasWorkspace;
   if (startsWith(label, "grad") || label == "dA" || label == "dC" || startsWith(label, "dW"))
     c = MemoryCategory::Gradients;
   else if (startsWith(why, "saved") || startsWith(label, "saved"))
@@ -271,8 +273,11 @@ void TestMemoryTimelineModel::categoriesAsTheLabelRuleGave() {
 }
 
 void TestMemoryTimelineModel::categoryNames() {
-  const QStringList names{"inputs",    "gathered copy", "outputs", "saved for backward",
-                          "gradients", "other"};
+  const QStringList names{
+      "inputs",          "gathered copy", "outputs",          "saved for backward",
+      "gradients",       "other",         "cuBLAS workspace", "parameter",
+      "optimizer state", "activation",    "temporary",        "autograd detail"};
+  QCOMPARE(names.size(), kMemoryCategoryCount);
   for (int c = 0; c < kMemoryCategoryCount; ++c)
     QCOMPARE(memoryCategoryText(MemoryCategory(c)), names[c]);
 }

@@ -33,7 +33,9 @@ import matmulviz
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(REPO, "examples")
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
-ENV = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
+# The budget examples print activation memory: no cuBLAS workspace (PyTorch 2.x's 32 MiB per
+# thread, counted by default since issue 24) in their totals.
+ENV = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, CUBLAS_WORKSPACE_CONFIG=":0:0")
 CLI = os.environ.get("MATMULVIZ_CLI")
 MIB, MM = 2**20, 2 * 512**3
 U = 2 * 2048 * 256
