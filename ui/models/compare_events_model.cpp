@@ -83,30 +83,12 @@ QVariant CompareEventsModel::data(const QModelIndex& index, int role) const {
       break;
   }
   const bool diff = c == Difference && ea && eb;
-  if (role == RawRole) {
-    switch (c) {
-      case Row:
-        return qint64(index.row());
-      case Kind:
-        return QString(alignedKindName(r.kind));
-      case EventA:
-        return event(ea);
-      case EventB:
-        return event(eb);
-      case WhereA:
-        return where(a, ea);
-      case WhereB:
-        return where(b, eb);
-      case Difference:
-        return diff ? qint64(eb->requested - ea->requested) : none;
-      default:
-        return raw;
-    }
-  }
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  const bool isRaw = role == RawRole;
+  if (!isRaw && role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  // The text columns read the same in every role; the numbers are raw (RawRole) or formatted.
   switch (c) {
     case Row:
-      return index.row();
+      return isRaw ? QVariant(qint64(index.row())) : QVariant(index.row());
     case Kind:
       return QString(alignedKindName(r.kind));
     case EventA:
@@ -118,8 +100,10 @@ QVariant CompareEventsModel::data(const QModelIndex& index, int role) const {
     case WhereB:
       return where(b, eb);
     case Difference:
+      if (isRaw) return diff ? QVariant(qint64(eb->requested - ea->requested)) : QVariant(none);
       return diff ? qs(formatSizeDifference(eb->requested - ea->requested)) : QString();
     default:
+      if (isRaw) return raw;
       return raw < 0 ? QString() : qs(formatSize(raw));
   }
 }
