@@ -74,7 +74,7 @@ void TestGpuSnapshots::gzipRoundTrip_data() {
   QTest::newRow("empty") << QByteArray() << 1;
   QTest::newRow("short") << QByteArray("abc") << 1;
   QByteArray big(9 << 20, '\0');  // over gunzip's 4 MiB step
-  for (int i = 0; i < big.size(); ++i) big[i] = char((i * 7919) >> 5);
+  for (int i = 0; i < big.size(); ++i) big[i] = char((unsigned(i) * 7919u) >> 5);
   QTest::newRow("9 MiB") << big << 1;
   QTest::newRow("two members, as cat a.gz b.gz") << QByteArray("hello, world") << 2;
 }
