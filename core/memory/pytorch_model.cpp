@@ -19,12 +19,13 @@ PyTorchVersion parsePyTorchVersion(std::string_view name) {
 namespace {
 // multiProcessorCount from NVIDIA's product pages (H200 and H100 SXM: 132, A100: 108, T4: 40);
 // 65536 32-bit registers per SM on all four; at most 32 resident blocks per SM from sm_80 on,
-// 16 on sm_75 (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability").
+// 16 on sm_75; at most 2048 resident threads per SM on sm_80 and sm_90, 1024 on sm_75 (CUDA C++
+// Programming Guide, "Technical Specifications per Compute Capability").
 constexpr std::array kArchitectures = {
-    GpuArchitecture{"h200", "NVIDIA H200", 90, 132, 65536, 32},
-    GpuArchitecture{"h100", "NVIDIA H100 SXM", 90, 132, 65536, 32},
-    GpuArchitecture{"a100", "NVIDIA A100", 80, 108, 65536, 32},
-    GpuArchitecture{"t4", "NVIDIA T4", 75, 40, 65536, 16},
+    GpuArchitecture{"h200", "NVIDIA H200", 90, 132, 65536, 32, 2048},
+    GpuArchitecture{"h100", "NVIDIA H100 SXM", 90, 132, 65536, 32, 2048},
+    GpuArchitecture{"a100", "NVIDIA A100", 80, 108, 65536, 32, 2048},
+    GpuArchitecture{"t4", "NVIDIA T4", 75, 40, 65536, 16, 1024},
 };
 }  // namespace
 

@@ -4,7 +4,8 @@
 // (core/memory/cublas_workspace.h), which PyTorch 2.x allocates through the caching allocator and
 // the PyTorch of the forum post (1.x) left outside it, so that torch.cuda.memory_allocated() did
 // not count it. The GPU's properties size architecture-dependent buffers: the cuBLAS workspace by
-// compute capability, topk's by multiprocessor count (core/memory/kernel_temporaries.h).
+// compute capability, topk's and the reductions' by multiprocessor count
+// (core/memory/kernel_temporaries.h, core/memory/reduction_temporaries.h).
 
 #include <cstdint>
 #include <optional>
@@ -28,12 +29,13 @@ PyTorchVersion parsePyTorchVersion(std::string_view name);
 /// The properties of a GPU that PyTorch's CUDA code reads from cudaDeviceProp to size buffers.
 /// Figures are NVIDIA's published ones for each product.
 struct GpuArchitecture {
-  std::string_view key;            ///< "h200", as --gpu spells it (the cost model's keys)
-  std::string_view name;           ///< "NVIDIA H200"
-  int computeCapability;           ///< major * 10 + minor: 90 for sm_90
-  int multiProcessorCount;         ///< cudaDeviceProp::multiProcessorCount
-  int regsPerMultiprocessor;       ///< cudaDeviceProp::regsPerMultiprocessor
-  int maxBlocksPerMultiProcessor;  ///< cudaDeviceProp::maxBlocksPerMultiProcessor
+  std::string_view key;             ///< "h200", as --gpu spells it (the cost model's keys)
+  std::string_view name;            ///< "NVIDIA H200"
+  int computeCapability;            ///< major * 10 + minor: 90 for sm_90
+  int multiProcessorCount;          ///< cudaDeviceProp::multiProcessorCount
+  int regsPerMultiprocessor;        ///< cudaDeviceProp::regsPerMultiprocessor
+  int maxBlocksPerMultiProcessor;   ///< cudaDeviceProp::maxBlocksPerMultiProcessor
+  int maxThreadsPerMultiProcessor;  ///< cudaDeviceProp::maxThreadsPerMultiProcessor
 };
 
 /// h200 (sm_90, 132 SMs), h100 (sm_90, 132 SMs, SXM), a100 (sm_80, 108 SMs), t4 (sm_75, 40 SMs).

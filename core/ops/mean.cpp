@@ -58,6 +58,7 @@ Tensor meanImpl(const Tensor& t, std::vector<bool> reduced, bool keepdim, bool a
   }
   OpScope op(t.device(), "mean");
   Tensor out = empty(outSizes, t.dtype(), t.storage().devicePtr(), "mean output");
+  detail::replayReductionTemporaries(t, reduced);
   if (out.hasData() && t.hasData() && out.numel() > 0) {
     detail::requireHostCompute(out, "mean");
     // out's strides seen from t's index space: 0 on the reduced dims.

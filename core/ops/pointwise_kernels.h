@@ -9,6 +9,7 @@
 #include "core/ops/strided_loop.h"
 
 #include <string>
+#include <vector>
 
 namespace matmulviz::detail {
 
@@ -76,9 +77,26 @@ void mapInPlace(const Tensor& out, F&& f) {
 
 /// A gradient reduced to an input's sizes (at::sum_to) and cast to its dtype (what PyTorch's
 /// engine does in validate_outputs when an op promoted the input).
+/// The staging buffers PyTorch's CUDA reduction kernel takes and gives back while it reduces `t`
+/// over the dims marked in `reduced` (core/memory/reduction_temporaries.h), on the allocator of
+/// t's device; nothing for a tensor without a modelled device. Call it after the output exists.
+void replayReductionTemporaries(const Tensor& t, const std::vector<bool>& reduced);
+
 inline Tensor gradTo(const Tensor& g, const Shape& sizes, DType dtype) {
   Tensor r = sumTo(g, sizes);
   return r.dtype() == dtype ? r : toDType(r, dtype);
+}
+
+/// The autograd engine's validate_outputs (torch/csrc/autograd/engine.cpp) after a node's
+/// formulas: each defined gradient, in input order, summed to its input's `sizes` and cast to
+/// its `dtypes`; the unreduced gradient is freed once its reduced one exists.
+inline void reduceGradsInOrder(std::vector<Tensor>& grads, const std::vector<Shape>& sizes,
+                               const std::vector<DType>& dtypes) {
+  for (size_t i = 0; i < grads.size() && i < sizes.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    Tensor reduced = gradTo(grads[i], sizes[i], dtypes[i]);
+    grads[i] = std::move(reduced);
+  }
 }
 
 /// An op's output as its node saves it: a second handle on the same storage without the

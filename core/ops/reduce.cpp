@@ -1,5 +1,6 @@
 // Reductions: sum (all elements) and sumTo (the backward of broadcasting).
 #include "core/autograd/node.h"
+#include "core/memory/reduction_temporaries.h"
 #include "core/ops/ops.h"
 #include "core/ops/pointwise_kernels.h"
 #include "core/ops/strided_loop.h"
@@ -44,6 +45,19 @@ void sumIntegralInto(const Tensor& out, const Shape& outStrides, const Tensor& t
 
 }  // namespace
 
+void detail::replayReductionTemporaries(const Tensor& t, const std::vector<bool>& reduced) {
+  DeviceContext* device = t.device();
+  if (!device || t.numel() == 0) return;
+  std::vector<ReductionDim> dims;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    dims.push_back({t.size(d), t.stride(d), reduced[static_cast<size_t>(d)]});
+  // sizeof(arg_t): float accumulates float, float16 and bfloat16; double and int64 are 8 bytes.
+  const int64_t accumulateBytes = t.dtype() == DType::Float64 || !isFloating(t.dtype()) ? 8 : 4;
+  replayTemporaries(device->allocator(),
+                    reductionTemporaries(dims, accumulateBytes, t.storageOffset(),
+                                         device->allocator().options().pytorch.architecture()));
+}
+
 Tensor sumTo(const Tensor& t, const Shape& sizes) {
   const bool integral = !isFloating(t.dtype());  // summed into int64, as at::sum
   if (t.sizes() == sizes && !integral) return t;
@@ -51,18 +65,21 @@ Tensor sumTo(const Tensor& t, const Shape& sizes) {
   if (lead < 0) throw std::invalid_argument("sumTo: target has more dims than the tensor");
   OpScope op(t.device(), "sum_to_size");
   Tensor out = zeros(sizes, integral ? DType::Int64 : t.dtype(), t.storage().devicePtr(), "sum");
-  if (!t.hasData()) return out;
   // Out strides seen from t's index space: 0 on leading and broadcast dims.
   Shape outStrides(static_cast<size_t>(t.dim()), 0);
+  std::vector<bool> reduced(static_cast<size_t>(t.dim()), true);
   for (int64_t d = lead; d < t.dim(); ++d) {
     const int64_t s = sizes[d - lead];
     if (s == t.size(d)) {
       outStrides[d] = out.stride(d - lead);
+      reduced[static_cast<size_t>(d)] = false;
     } else if (s != 1) {
       throw std::invalid_argument("sumTo: size " + std::to_string(s) + " cannot be reached from " +
                                   std::to_string(t.size(d)));
     }
   }
+  detail::replayReductionTemporaries(t, reduced);
+  if (!t.hasData()) return out;
   if (integral) {
     sumIntegralInto(out, outStrides, t);
     return out;
@@ -92,6 +109,7 @@ Tensor sum(const Tensor& t) {
     // An int64 or bool sum is an int64 (at::sum's default dtype for integral inputs), exact.
     OpScope op(t.device(), "sum");
     Tensor out = zeros({}, DType::Int64, t.storage().devicePtr(), "sum");
+    detail::replayReductionTemporaries(t, std::vector<bool>(static_cast<size_t>(t.dim()), true));
     sumIntegralInto(out, Shape(static_cast<size_t>(t.dim()), 0), t);
     return out;  // integral: never requires grad
   }
@@ -100,6 +118,7 @@ Tensor sum(const Tensor& t) {
   // integers); a float one keeps its dtype.
   const bool integral = !isFloating(t.dtype());
   Tensor out = zeros({}, integral ? DType::Int64 : t.dtype(), t.storage().devicePtr(), "sum");
+  detail::replayReductionTemporaries(t, std::vector<bool>(static_cast<size_t>(t.dim()), true));
   if (integral && t.hasData()) {
     detail::requireHostCompute(t, "sum of an integer tensor");
     int64_t acc = 0;

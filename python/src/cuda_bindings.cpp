@@ -5,6 +5,7 @@
 
 #include "core/memory/cublas_workspace.h"
 #include "core/memory/kernel_temporaries.h"
+#include "core/memory/reduction_temporaries.h"
 
 #include <pybind11/stl.h>
 
@@ -117,6 +118,22 @@ void bindCuda(py::module_& m) {
           model.gpu = gpu;
           return temporarySteps(
               topkTemporaries(numSlices, sliceSize, elementBytes, model.architecture()));
+        });
+  m.def("reduction_temporaries",
+        [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+           const std::vector<bool>& reduced, int64_t accumulateBytes, int64_t offsetElements,
+           const std::string& gpu) {
+          if (strides.size() != sizes.size() || reduced.size() != sizes.size())
+            throw std::invalid_argument(
+                "reduction_temporaries: sizes, strides and reduced "
+                "must have one entry per dim");
+          std::vector<ReductionDim> dims;
+          for (size_t d = 0; d < sizes.size(); ++d)
+            dims.push_back({sizes[d], strides[d], reduced[d]});
+          PyTorchModel model;
+          model.gpu = gpu;
+          return temporarySteps(
+              reductionTemporaries(dims, accumulateBytes, offsetElements, model.architecture()));
         });
   m.def("set_per_process_memory_fraction",
         [](double fraction) { Runtime::instance().setMemoryFraction(fraction); });

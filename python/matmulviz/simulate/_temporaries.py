@@ -26,6 +26,10 @@ Modelled, in the order an op takes them:
   the op returns (_C.softmax_backward_temporaries).
 - topk: the multi-block radix select's buffers and CUB's scan storage, sized by the GPU's SM
   count (_C.topk_temporaries); the single-block path takes none.
+- sum, mean (all or some dims; also the sums autograd makes to undo broadcasting): the reduction
+  kernel's staging buffer and semaphores when it splits one output's inputs across thread
+  blocks, allocated after the output and freed before the op returns
+  (_C.reduction_temporaries; core/memory/reduction_temporaries.h).
 - A CPU tensor of one or more dims passed to an op on CUDA tensors (the index of `c[q]`) is
   copied to the device for the op and freed right after it (PyTorch's advanced indexing moves
   the indices to self's device): Simulation.run_op makes these copies itself, before the op.
@@ -82,6 +86,31 @@ def _topk_steps(args, kwargs):
     return _C.topk_temporaries(t.numel() // n, n, t.element_size(), _C.gpu())
 
 
+def _reduction_steps(op_name, args, kwargs):
+    """sum / mean of args[0] over the dims of args[1] (all when absent, None or empty)."""
+    t = args[0]
+    if not hasattr(t, "dim") or t.numel() == 0:
+        return []
+    dims = args[1] if len(args) > 1 and not hasattr(args[1], "dtype") else kwargs.get("dim")
+    if isinstance(dims, int):
+        dims = [dims]
+    nd = t.dim()
+    reduced = [True] * nd
+    if dims:
+        reduced = [False] * nd
+        for d in dims:
+            reduced[d % max(nd, 1)] = True
+    dtype = kwargs.get("dtype") or t.dtype
+    accumulate = 8 if dtype == _torch().float64 or not dtype.is_floating_point else 4
+    return _C.reduction_temporaries(list(t.shape), list(t.stride()), reduced, accumulate,
+                                    t.storage_offset(), _C.gpu())
+
+
+def _torch():
+    import torch
+    return torch
+
+
 def temporaries(op_name, args, kwargs, outputs):
     """The steps (see CUBLAS_HANDLE) op `op_name` (an aten overload packet name, "mm") takes
     after its outputs exist, in PyTorch's order. `args`, `kwargs`: the op's arguments (meta
@@ -101,6 +130,8 @@ def temporaries(op_name, args, kwargs, outputs):
         kernel = _C.softmax_backward_temporaries(g.numel(), g.element_size())
     elif op_name == "topk":
         kernel = _topk_steps(args, kwargs)
+    elif op_name in ("sum", "mean"):
+        kernel = _reduction_steps(op_name, args, kwargs)
     base = len(steps)  # the engine's steps count from their own first one
     steps.extend((label, nbytes, free + base if free >= 0 else -1) for label, nbytes, free in kernel)
     return steps
