@@ -155,6 +155,9 @@ void execute(const Tensor& root, const Tensor& gradOutput, bool retainGraph, Cap
           "to backward through the graph a second time or if you need to access saved tensors "
           "after calling backward.");
     TensorList outputs = node->apply(std::move(inputs));
+    // The incoming gradients die with call_function's inputs, before release_variables()
+    // (torch/csrc/autograd/engine.cpp: evaluate_function).
+    inputs = TensorList();
     if (!retainGraph) {
       node->savedReleased = node->hasSaved();
       node->releaseSaved();

@@ -22,6 +22,34 @@ void GradMode::setEnabled(bool enabled) {
 
 Node::Node() : sequenceNr(nextSequenceNr++) {}
 
+namespace {
+
+/// gatherFunctions of torch/csrc/autograd/function.cpp: release `fn`'s saved tensors, move the
+/// next nodes held only by `fn` onto `stack`, drop its references to the others.
+void gatherNextNodes(std::vector<Edge>& edges, std::vector<std::shared_ptr<Node>>& stack) {
+  for (Edge& e : edges) {
+    if (e.fn.use_count() == 1)
+      stack.push_back(std::move(e.fn));
+    else
+      e.fn.reset();
+  }
+}
+
+}  // namespace
+
+Node::~Node() {
+  // The derived node's saved tensors are gone already (its members die first), as PyTorch's
+  // deleteNode calls release_variables() on the first node before anything else.
+  std::vector<std::shared_ptr<Node>> stack;
+  gatherNextNodes(nextEdges, stack);
+  while (!stack.empty()) {
+    std::shared_ptr<Node> fn = std::move(stack.back());
+    stack.pop_back();
+    fn->releaseSaved();
+    gatherNextNodes(fn->nextEdges, stack);
+  }  // each popped node is destroyed here, its next edges already empty
+}
+
 SavedTensor::SavedTensor(Tensor t, std::string why) : tensor_(std::move(t)), why_(std::move(why)) {
   if (!tensor_.defined()) return;
   tensor_.storage().addHolder(why_);

@@ -54,7 +54,12 @@ class SavedTensor {
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  /// Tears the graph down as PyTorch's deleteNode does (torch/csrc/autograd/function.cpp):
+  /// iteratively, not recursively; each next node that only this one holds is pushed on a stack
+  /// and, when popped (the last pushed first), releases its saved tensors before its own next
+  /// nodes are gathered. So a graph's saved tensors are freed in that order, and a deep graph
+  /// cannot overflow the C++ stack.
+  virtual ~Node();
   /// PyTorch's class name of the node, e.g. "BmmBackward0".
   virtual std::string name() const = 0;
   /// Gradients w.r.t. the node's inputs (one per next edge; undefined where not needed), given

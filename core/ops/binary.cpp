@@ -120,8 +120,9 @@ class SubBackward final : public Node {
   TensorList apply(TensorList&& g) override {
     TensorList out(2);
     if (!g[0].defined()) return out;
-    if (needsInputGrad(0)) out[0] = detail::gradTo(g[0], aSizes_, aType_);
-    if (needsInputGrad(1)) out[1] = detail::gradTo(neg(g[0]), bSizes_, bType_);
+    if (needsInputGrad(1)) out[1] = neg(g[0]);  // "other" < "self"
+    if (needsInputGrad(0)) out[0] = g[0];
+    detail::reduceGradsInOrder(out, {aSizes_, bSizes_}, {aType_, bType_});
     return out;
   }
 
@@ -146,12 +147,13 @@ class DivBackward final : public Node {
     TensorList out(2);
     if (!g[0].defined()) return out;
     const Tensor& other = other_.get();
-    if (needsInputGrad(0)) out[0] = detail::gradTo(div(g[0], other), selfSizes_, selfType_);
-    if (needsInputGrad(1)) {
+    if (needsInputGrad(1)) {  // "other" < "self" (tools/autograd/load_derivatives.py)
       // div_tensor_other_backward: -grad * ((self / other) / other)
       Tensor q = div(div(self_.get(), other), other);
-      out[1] = detail::gradTo(mul(neg(g[0]), q), otherSizes_, otherType_);
+      out[1] = mul(neg(g[0]), q);
     }
+    if (needsInputGrad(0)) out[0] = div(g[0], other);
+    detail::reduceGradsInOrder(out, {selfSizes_, otherSizes_}, {selfType_, otherType_});
     return out;
   }
   void releaseSaved() override {

@@ -58,7 +58,10 @@ class MatProductBackward final : public Node {
  public:
   MatProductBackward(bool batched, const Tensor& self, const Tensor& mat2, bool needSelf,
                      bool needMat2)
-      : batched_(batched), counted_(!FlopsNotCounted::active()) {
+      : batched_(batched),
+        counted_(!FlopsNotCounted::active()),
+        selfColumnMajor_(!batched && columnMajor(self)),
+        mat2ColumnMajor_(!batched && columnMajor(mat2)) {
     const std::string node = name();
     // mat2 is needed for self's gradient, self for mat2's gradient.
     if (needSelf) mat2_ = SavedTensor(mat2, savedWhy("mat2", node, self));
@@ -71,12 +74,20 @@ class MatProductBackward final : public Node {
     if (!grad.defined()) return out;
     std::optional<FlopsNotCounted> uncounted;  // the backward of matmul's mv path (MvBackward0)
     if (!counted_) uncounted.emplace();
+    // mat2's gradient first: PyTorch's generated nodes compute their inputs' gradients in the
+    // sorted order of the formulas' names (tools/autograd/load_derivatives.py), "mat2" < "self".
     if (batched_) {
-      if (needsInputGrad(0)) out[0] = bmm(grad, transpose(mat2_.get(), 1, 2));
       if (needsInputGrad(1)) out[1] = bmm(transpose(self_.get(), 1, 2), grad);
-    } else {
-      if (needsInputGrad(0)) out[0] = mm(grad, transpose(mat2_.get(), 0, 1));
-      if (needsInputGrad(1)) out[1] = mm(transpose(self_.get(), 0, 1), grad);
+      if (needsInputGrad(0)) out[0] = bmm(grad, transpose(mat2_.get(), 1, 2));
+    } else {  // mm_mat2_backward and mm_mat1_backward (torch/csrc/autograd/FunctionsManual.cpp)
+      const Tensor& self = self_.get();
+      const Tensor& mat2 = mat2_.get();
+      if (needsInputGrad(1))
+        out[1] = mat2ColumnMajor_ ? transpose(mm(transpose(grad, 0, 1), self), 0, 1)
+                                  : mm(transpose(self, 0, 1), grad);
+      if (needsInputGrad(0))
+        out[0] = selfColumnMajor_ ? transpose(mm(mat2, transpose(grad, 0, 1)), 0, 1)
+                                  : mm(grad, transpose(mat2, 0, 1));
     }
     return out;
   }
@@ -89,8 +100,16 @@ class MatProductBackward final : public Node {
   }
 
  private:
+  /// "if input was column-major, return grad as column-order for efficiency": a 2-d operand
+  /// with strides (1, rows) gets its gradient computed transposed, so it arrives with the
+  /// operand's own layout (and AccumulateGrad need not copy it).
+  static bool columnMajor(const Tensor& t) {
+    return t.dim() == 2 && t.stride(0) == 1 && t.stride(1) == t.size(0);
+  }
+
   bool batched_;
   bool counted_;  // false for matmul's mv path: PyTorch's flop counter does not count aten.mv
+  bool selfColumnMajor_, mat2ColumnMajor_;  // the operands' layouts in the forward
   SavedTensor self_, mat2_;
 };
 
@@ -106,7 +125,7 @@ class DotBackward final : public Node {
   TensorList apply(TensorList&& g) override {
     TensorList out(2);
     if (!g[0].defined()) return out;
-    if (needsInputGrad(0)) out[0] = mul(g[0], tensor_.get());
+    if (needsInputGrad(0)) out[0] = mul(g[0], tensor_.get());  // "self" < "tensor"
     if (needsInputGrad(1)) out[1] = mul(g[0], self_.get());
     return out;
   }

@@ -24,8 +24,11 @@ class MulBackward final : public Node {
   TensorList apply(TensorList&& g) override {
     TensorList out(2);
     if (!g[0].defined()) return out;
-    if (needsInputGrad(0)) out[0] = detail::gradTo(mul(g[0], other_.get()), selfSizes_, selfType_);
-    if (needsInputGrad(1)) out[1] = detail::gradTo(mul(g[0], self_.get()), otherSizes_, otherType_);
+    // The formulas in sorted name order ("other" < "self", tools/autograd/load_derivatives.py),
+    // then the engine's validate_outputs sums each to its input's shape, in input order.
+    if (needsInputGrad(1)) out[1] = mul(g[0], self_.get());
+    if (needsInputGrad(0)) out[0] = mul(g[0], other_.get());
+    detail::reduceGradsInOrder(out, {selfSizes_, otherSizes_}, {selfType_, otherType_});
     return out;
   }
   void releaseSaved() override {

@@ -1,7 +1,8 @@
 // matmulviz-cli compare RUN.json SNAPSHOT.pickle, end to end: a Python run's report of a program
 // of tests/reference/gpu/programs against the real H200 snapshot of the same statements, aligned
-// event by event (text and JSON): no divergence for gather_backward, and the one extra temporary
-// of gather_backward_extra_temporary named as the first divergence. The run reports are
+// event by event (text and JSON): no divergence for mlp_backward, and the one extra temporary of
+// mlp_backward_extra_temporary named as the first divergence, from the snapshot as from the
+// unchanged run. The run reports are
 // fixtures (tests/reference/gpu/runs, made by make_runs.sh there); the engine itself is checked
 // against the snapshots by tests/python/test_gpu_snapshots.py.
 
@@ -37,35 +38,37 @@ class TestCliCompareSnapshot : public QObject {
     QTest::addColumn<QString>("a");
     QTest::addColumn<QString>("b");
     QTest::addColumn<QStringList>("expected");
-    const QString run = gpu("runs/gather_backward.json");
-    const QString extra = gpu("runs/gather_backward_extra_temporary.json");
-    const QString snap = gpu("snapshots/gather_backward.pickle");
-    // Today the engine's run parts from the GPU's at gather_backward's first backward (row 7),
-    // until the engine fixes of branch "alloc"; the snapshot starts with two cuBLAS workspaces.
+    const QString run = gpu("runs/mlp_backward.json");
+    const QString extra = gpu("runs/mlp_backward_extra_temporary.json");
+    const QString snap = gpu("snapshots/mlp_backward.pickle");
     QTest::newRow("run against its snapshot")
         << run << snap
-        << QStringList{"events: gather_backward.json vs gather_backward.pickle cuda:0",
-                       "A: 46 allocs and frees, starting after the script's "
-                       "torch.cuda.memory._record_memory_history(), 0 blocks alive then; at "
-                       "the start: requests 0 B, reserved 0 B",
-                       "B: 74 allocs and frees, starting at the snapshot's first traced event "
-                       "(2 blocks alive before the recording); at the start: requests 64 MiB, "
-                       "reserved 64 MiB",
-                       "first divergence at row 7, size differs"};
-    QTest::newRow("one more temporary")
+        << QStringList{"events: mlp_backward.json vs mlp_backward.pickle cuda:0",
+                       "A: 33 allocs and frees, starting after the script's "
+                       "torch.cuda.memory._record_memory_history(), 1 block alive then; at "
+                       "the start: requests 32 MiB, reserved 32 MiB",
+                       "B: 33 allocs and frees, starting at the snapshot's first traced event "
+                       "(1 block alive before the recording); at the start: requests 32 MiB, "
+                       "reserved 32 MiB",
+                       "no divergence (33 events matched)",
+                       "live requests: B - A at the start: 0 B, the same at every matched event"};
+    const QString extraLine =
+        "alloc 4000 B (3.91 KiB) by empty at mlp_backward_extra_temporary.py:22 `extra = "
+        "torch.empty(1000, device=dev)  # the one statement the GPU's program does not have`";
+    QTest::newRow("one more temporary against the snapshot")
+        << extra << snap
+        << QStringList{"first divergence at row 3, only in A: A: event 3, " + extraLine +
+                       "; B: nothing"};
+    QTest::newRow("one more temporary against the run")
         << extra << run
-        << QStringList{
-               "first divergence at row 6, only in A: A: event 6, alloc 4000 B (3.91 KiB) "
-               "by empty at gather_backward_extra_temporary.py:23 `extra = "
-               "torch.empty(1000, device=dev)  # the one statement the GPU's program "
-               "does not have`; B: nothing"};
+        << QStringList{"first divergence at row 3, only in A: A: event 3, " + extraLine +
+                       "; B: nothing"};
     QTest::newRow("the other way round")
         << run << extra
-        << QStringList{
-               "first divergence at row 6, only in B: A: nothing; B: event 6, alloc "
-               "4000 B"};
+        << QStringList{"first divergence at row 3, only in B: A: nothing; B: event 3, " +
+                       extraLine};
     QTest::newRow("a snapshot against itself")
-        << snap << snap << QStringList{"no divergence (74 events matched)"};
+        << snap << snap << QStringList{"no divergence (33 events matched)"};
   }
   void text() {
     QFETCH(QString, a);
@@ -78,30 +81,30 @@ class TestCliCompareSnapshot : public QObject {
       QVERIFY2(out.contains(line), qPrintable(line + "\n" + out));
   }
   void json() {
-    const CliResult r = runCli({"compare", gpu("runs/gather_backward_extra_temporary.json"),
-                                gpu("runs/gather_backward.json"), "--json", "-"});
+    const CliResult r = runCli({"compare", gpu("runs/mlp_backward_extra_temporary.json"),
+                                gpu("snapshots/mlp_backward.pickle"), "--json", "-"});
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(doc["kind"].toString(), QString("compare"));
     const QJsonArray sequences = doc["sequences"].toArray();
     QCOMPARE(sequences.size(), 1);
     const QJsonObject s = sequences[0].toObject();
-    QCOMPARE(s["matched"].toInt(), 46);
-    QCOMPARE(s["a"].toObject()["events"].toInt(), 48);
-    QCOMPARE(s["b"].toObject()["start_requested_bytes"].toInteger(), 0);
+    QCOMPARE(s["matched"].toInt(), 33);
+    QCOMPARE(s["a"].toObject()["events"].toInt(), 35);
+    QCOMPARE(s["b"].toObject()["start_requested_bytes"].toInteger(), 33554432);
     const QJsonObject d = s["first_divergence"].toObject();
-    QCOMPARE(d["row"].toInt(), 6);
+    QCOMPARE(d["row"].toInt(), 3);
     QCOMPARE(d["kind"].toString(), QString("only in A"));
     QVERIFY(d["b"].isNull());
     const QJsonObject e = d["a"].toObject();
     QCOMPARE(e["action"].toString(), QString("alloc"));
     QCOMPARE(e["bytes"].toInt(), 4000);
     QCOMPARE(e["op"].toString(), QString("empty"));
-    QVERIFY2(e["where"].toString().startsWith("gather_backward_extra_temporary.py:23 "),
+    QVERIFY2(e["where"].toString().startsWith("mlp_backward_extra_temporary.py:22 "),
              qPrintable(e["where"].toString()));
     // Matched rows carry both sides' totals; the extra block's free is the only other odd row.
     const QJsonArray rows = s["rows"].toArray();
-    QCOMPARE(rows.size(), 48);
+    QCOMPARE(rows.size(), 35);
     int odd = 0;
     for (const QJsonValue& row : rows) odd += row.toObject()["kind"].toString() != "match";
     QCOMPARE(odd, 2);
@@ -114,7 +117,7 @@ class TestCliCompareSnapshot : public QObject {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("\x80\x04\x95garbage");
     f.close();
-    const CliResult r = runCli({"compare", gpu("runs/gather_backward.json"), path});
+    const CliResult r = runCli({"compare", gpu("runs/mlp_backward.json"), path});
     QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.describe()));
     QVERIFY2(QString::fromUtf8(r.err).contains("damaged.pickle"), qPrintable(r.describe()));
   }

@@ -174,8 +174,10 @@ def test_eager_activation_counts_a_value_saved_twice_once_and_input_views_not():
         g = torch.compile(f, backend=BACKEND)
         compiled_activation, _, grads = measure(g, [x, w])
     assert compiled_activation == MIB + 4
+    # x.t() is column-major: eager's MmBackward0 computes its gradient transposed
+    # (mm_mat1_backward), so the same sums of 512 products come in another order.
     for e, c in zip(eager, grads):
-        np.testing.assert_allclose(c, e, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(c, e, rtol=1e-5, atol=1e-4)
 
 
 def test_greedy_solver_and_plans_are_deterministic():

@@ -49,14 +49,13 @@ class TestCompareEvents : public QObject {
     QTest::addColumn<int>("divergence");
     QTest::addColumn<QString>("summary");
     QTest::newRow("one more temporary")
-        << "runs/gather_backward_extra_temporary.json"
-        << "runs/gather_backward.json" << 6
-        << "first divergence at row 6, only in A: A: event 6, alloc 4000 B (3.91 KiB) by empty "
-           "at gather_backward_extra_temporary.py:23";
-    // Today the engine parts from the GPU at the first backward (until branch "alloc").
+        << "runs/mlp_backward_extra_temporary.json"
+        << "snapshots/mlp_backward.pickle" << 3
+        << "first divergence at row 3, only in A: A: event 3, alloc 4000 B (3.91 KiB) by empty "
+           "at mlp_backward_extra_temporary.py:22";
     QTest::newRow("run against its snapshot")
-        << "runs/gather_backward.json"
-        << "snapshots/gather_backward.pickle" << 7 << "first divergence at row 7, size differs";
+        << "runs/mlp_backward.json"
+        << "snapshots/mlp_backward.pickle" << -1 << "no divergence (33 events matched)";
     QTest::newRow("a snapshot against itself")
         << "snapshots/gather_backward.pickle"
         << "snapshots/gather_backward.pickle" << -1 << "no divergence (74 events matched)";
@@ -80,7 +79,7 @@ class TestCompareEvents : public QObject {
     cw->showPage(CompareWindow::Page::Events);
     CompareEventsModel* m = cw->eventsModel();
     QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(m->rowCount() >= 46);
+    QVERIFY(m->rowCount() >= 33);
     QCOMPARE(m->firstDivergence(), divergence);
     QVERIFY2(cw->eventsSummary().contains(summary.toHtmlEscaped()),
              qPrintable(cw->eventsSummary()));
@@ -88,7 +87,7 @@ class TestCompareEvents : public QObject {
     const int row = std::max(divergence, 0);
     QCOMPARE(cw->eventsTable()->currentIndex().row(), row);
     const QAbstractItemModel* shown = cw->eventsTable()->model();
-    if (divergence == 6) {
+    if (divergence == 3) {
       QCOMPARE(shown->data(shown->index(row, CompareEventsModel::Kind)).toString(),
                QString("only in A"));
       QCOMPARE(shown->data(shown->index(row, CompareEventsModel::Kind), Qt::ForegroundRole)
@@ -104,7 +103,7 @@ class TestCompareEvents : public QObject {
     QCOMPARE(shown->data(shown->index(0, CompareEventsModel::EventB)).toString(),
              shown->data(shown->index(0, CompareEventsModel::EventA)).toString());
     const QString shots = qEnvironmentVariable("MATMULVIZ_SCREENSHOT_DIR");
-    if (!shots.isEmpty() && divergence == 7) {
+    if (!shots.isEmpty() && divergence == 3) {
       cw->resize(1500, 800);
       QTest::qWait(50);
       QVERIFY(cw->grab().save(shots + "/compare-events.png"));

@@ -9,6 +9,11 @@ dev = "cuda"
 w = torch.randn(64, 64, device=dev)
 (w @ w).sum().item()
 del w
+# And one backward through a matmul: the GPU's process had run mlp_backward before this
+# program, so the autograd thread's cuBLAS workspace existed too.
+w = torch.randn(64, 64, device=dev, requires_grad=True)
+(w @ w).sum().backward()
+del w
 torch.cuda.empty_cache()
 torch.cuda.reset_peak_memory_stats()
 torch.cuda.memory._record_memory_history(enabled="all", context="all", stacks="python")

@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
 cd "$root"
-for p in gather_backward gather_backward_extra_temporary; do
+for p in mlp_backward mlp_backward_extra_temporary; do
   scripts/python -m matmulviz "tests/reference/gpu/programs/$p.py" \
     --report "tests/reference/gpu/runs/$p.json"
 done
