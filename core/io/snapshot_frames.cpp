@@ -73,4 +73,11 @@ std::string opName(const MemorySnapshot& s, const std::vector<uint32_t>& frames)
   return s.frames[labelFrame(s, frames)].name;
 }
 
+std::string frameLabel(const Frame& f) {
+  const size_t slash = f.filename.find_last_of('/');
+  std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
+  if (f.line > 0 || isPythonFrame(f)) file += ":" + std::to_string(f.line);
+  return file;
+}
+
 }  // namespace matmulviz::snapshot

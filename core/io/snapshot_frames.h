@@ -50,4 +50,9 @@ std::string_view innermostOp(const MemorySnapshot& snapshot, const std::vector<u
 /// has C++ frames, else the function of labelFrame (a Python function: "forward", "linear").
 std::string opName(const MemorySnapshot& snapshot, const std::vector<uint32_t>& frames);
 
+/// A frame as a label names a place: "train.py:42" (the file's last component and the line);
+/// a C++ frame recorded without a line (PyTorch's unwinder reports 0) is its file alone,
+/// "Blas.cpp", not "Blas.cpp:0".
+std::string frameLabel(const Frame& frame);
+
 }  // namespace matmulviz::snapshot

@@ -134,10 +134,7 @@ void Walker::device(size_t device) {
 /// frames skipped: labelFrame) and the op as it names it (opName); "(no frames)" without one.
 std::pair<std::string, std::string> describe(const MemorySnapshot& s, StackId stack) {
   if (s.stacks[stack].empty()) return {"(no frames)", "(no frames)"};
-  const Frame& f = s.frames[labelFrame(s, s.stacks[stack])];
-  const size_t slash = f.filename.find_last_of('/');
-  const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
-  return {file + ":" + std::to_string(f.line), opName(s, s.stacks[stack])};
+  return {frameLabel(s.frames[labelFrame(s, s.stacks[stack])]), opName(s, s.stacks[stack])};
 }
 
 }  // namespace

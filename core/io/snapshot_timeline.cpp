@@ -58,10 +58,7 @@ std::string Builder::label(StackId stack, int64_t addr) const {
     std::snprintf(text, sizeof text, "block 0x%llx", static_cast<unsigned long long>(addr));
     return text;
   }
-  const Frame& f = s_.frames[labelFrame(s_, frames)];
-  const size_t slash = f.filename.find_last_of('/');
-  const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
-  return file + ":" + std::to_string(f.line);
+  return frameLabel(s_.frames[labelFrame(s_, frames)]);
 }
 
 int64_t Builder::allocate(int64_t addr, int64_t size, int64_t requested, StackId stack,

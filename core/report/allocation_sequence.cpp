@@ -159,9 +159,8 @@ AllocationSequence sequenceOfSnapshot(const snapshot::MemorySnapshot& snap, size
     } else {
       // The op as the Memory view names it (the innermost dispatcher op, else the Python
       // function), the place as the program's own frame: the same as sequenceOfStore reads.
-      const snapshot::Frame& f = snap.frames[snapshot::labelFrame(snap, frames)];
       s = b.site(snapshot::opName(snap, frames),
-                 baseName(f.filename) + ":" + std::to_string(f.line));
+                 snapshot::frameLabel(snap.frames[snapshot::labelFrame(snap, frames)]));
     }
     siteOf.emplace(stack, s);
     return s;

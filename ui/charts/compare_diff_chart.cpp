@@ -44,7 +44,7 @@ void CompareDiffChart::rebuild() {
   p->legend->setVisible(true);
   auto* title = titleElement();
   title->setText(title_.isEmpty() ? QStringLiteral("B − A")
-                                  : QStringLiteral("B − A of %1, by %2").arg(title_, what_));
+                                  : QStringLiteral("B − A of %1\nby %2").arg(title_, what_));
   // Horizontal bars: the key axis is the left one, largest |B - A| at the top.
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   const int n = int(rows_.size());

@@ -121,7 +121,8 @@ void CompareTimelineChart::rebuild() {
   p->yAxis->setLabel(QStringLiteral("memory (MiB)"));
   auto* title = titleElement();
   const bool both = a_ && b_;
-  title->setText(both ? QStringLiteral("memory of %1: A (%2) and B (%3) on one axis")
+  // Two lines: with files' names the one-line title ran past a 700-pixel chart on both sides.
+  title->setText(both ? QStringLiteral("memory of %1\nA (%2) and B (%3) on one axis")
                             .arg(title_, nameA_, nameB_)
                       : QStringLiteral("memory comparison (choose two timelines)"));
   double top = 0, last = 1, allocatedTop = 0;

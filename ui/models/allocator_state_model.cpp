@@ -1,10 +1,9 @@
 #include "ui/models/allocator_state_model.h"
 
+#include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
-
 #include "core/util/format_units.h"
 
-#include <QFileInfo>
 #include <QLocale>
 
 namespace matmulviz::ui {
@@ -163,10 +162,8 @@ QString AllocatorStateModel::frameText(snapshot::StackId stack) const {
   // As the timeline labels a block: the allocator's own "??" frames name no place.
   const snapshot::Frame& f =
       history_->snapshot().frames[snapshot::labelFrame(history_->snapshot(), frames)];
-  return QStringLiteral("%1:%2 %3")
-      .arg(QFileInfo(QString::fromStdString(f.filename)).fileName())
-      .arg(f.line)
-      .arg(QString::fromStdString(f.name));
+  return QStringLiteral("%1 %2").arg(QString::fromStdString(snapshot::frameLabel(f)),
+                                     QString::fromStdString(f.name));
 }
 
 QString AllocatorStateModel::framesText(snapshot::StackId stack) const {

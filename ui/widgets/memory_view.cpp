@@ -82,6 +82,9 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   table_->setModel(model_);
   table_->setAlternatingRowColors(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  // The event column numbers the rows from 0, as every view counts events; a 1-based row
+  // header beside it read as a second count.
+  table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(makeChartStack());
