@@ -37,6 +37,8 @@ Modelled, in the order an op takes them:
 Not modelled: the temporaries of other kernels (the engine has no rule for them either).
 """
 
+import torch
+
 from matmulviz import _C
 
 # op name -> positions of its two matrix operands among the op's positional arguments
@@ -86,7 +88,7 @@ def _topk_steps(args, kwargs):
     return _C.topk_temporaries(t.numel() // n, n, t.element_size(), _C.gpu())
 
 
-def _reduction_steps(op_name, args, kwargs):
+def _reduction_steps(args, kwargs):
     """sum / mean of args[0] over the dims of args[1] (all when absent, None or empty)."""
     t = args[0]
     if not hasattr(t, "dim") or t.numel() == 0:
@@ -101,14 +103,9 @@ def _reduction_steps(op_name, args, kwargs):
         for d in dims:
             reduced[d % max(nd, 1)] = True
     dtype = kwargs.get("dtype") or t.dtype
-    accumulate = 8 if dtype == _torch().float64 or not dtype.is_floating_point else 4
+    accumulate = 8 if dtype == torch.float64 or not dtype.is_floating_point else 4
     return _C.reduction_temporaries(list(t.shape), list(t.stride()), reduced, accumulate,
                                     t.storage_offset(), _C.gpu())
-
-
-def _torch():
-    import torch
-    return torch
 
 
 def temporaries(op_name, args, kwargs, outputs):
@@ -131,7 +128,7 @@ def temporaries(op_name, args, kwargs, outputs):
     elif op_name == "topk":
         kernel = _topk_steps(args, kwargs)
     elif op_name in ("sum", "mean"):
-        kernel = _reduction_steps(op_name, args, kwargs)
+        kernel = _reduction_steps(args, kwargs)
     base = len(steps)  # the engine's steps count from their own first one
     steps.extend((label, nbytes, free + base if free >= 0 else -1) for label, nbytes, free in kernel)
     return steps
