@@ -96,6 +96,22 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
                            {"message", d.message},
                            {"repeats", d.repeats}});
   }
+  nlohmann::ordered_json priors = nlohmann::ordered_json::array();
+  for (const sim::PriorLaunch& l : r.priorLaunches) {
+    priors.push_back({{"kernel", l.kernel},
+                      {"grid", dim3(l.config.gridDim)},
+                      {"block", dim3(l.config.blockDim)},
+                      {"shared_bytes", l.config.sharedBytes},
+                      {"threads", l.stats.threads},
+                      {"global_loads", l.stats.globalLoads},
+                      {"global_stores", l.stats.globalStores},
+                      {"bytes_read", l.stats.globalLoadBytes},
+                      {"bytes_written", l.stats.globalStoreBytes},
+                      {"shared_loads", l.stats.sharedLoads},
+                      {"shared_stores", l.stats.sharedStores},
+                      {"barriers", l.stats.barriers},
+                      {"time_s", l.stats.elapsedS}});
+  }
   nlohmann::ordered_json trace = nullptr;
   if (r.traced) {
     trace = {{"events_recorded", r.trace.events().size()},
@@ -134,6 +150,7 @@ nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProb
             {"barrier_divergence", r.diagnosticCounts.barrierDivergence},
             {"shared_race", r.diagnosticCounts.sharedRaces}}},
           {"diagnostics", diagnostics},
+          {"prior_launches", priors},
           {"trace", trace},
           {"model", gpu != nullptr ? launchModelJson(variant, problem, tpb, *gpu, &s)
                                    : nlohmann::ordered_json(nullptr)}};
@@ -147,6 +164,12 @@ void writeLaunchText(std::ostream& out, const KernelVariant& variant, const Matm
   out << "  sizes M=" << problem.M << " K=" << problem.K << " N=" << problem.N;
   if (variant.gathered) out << " batch=" << problem.batch << " table=" << problem.table;
   out << ", TPB=" << tpb << "\n";
+  for (const sim::PriorLaunch& l : r.priorLaunches) {
+    out << "  before it, " << l.kernel << ": grid " << sim::toString(l.config.gridDim) << ", block "
+        << sim::toString(l.config.blockDim) << ", global loads " << l.stats.globalLoads
+        << ", stores " << l.stats.globalStores << ", barriers " << l.stats.barriers << "\n";
+  }
+  if (!r.priorLaunches.empty()) out << "  then the product (the rest of this report):\n";
   out << "  grid " << sim::toString(r.config.gridDim) << ", block "
       << sim::toString(r.config.blockDim) << ", shared memory " << r.config.sharedBytes
       << " bytes per block\n";

@@ -23,7 +23,10 @@ namespace matmulviz::kernels {
 ///  "sim_threads_per_s", "diagnostic_counts": {"out_of_bounds", "barrier_divergence",
 ///  "shared_race"}, "diagnostics": [{"kind", "kernel", "block", "thread", "array", "index",
 ///  "message", "repeats" (occurrences the entry stands for: a barrier diverging phase after
-///  phase in one block is listed once)}], "trace": null | {"events_recorded", "events_dropped",
+///  phase in one block is listed once)}], "prior_launches": [] or, for grouped_bmm, its
+///  bucketing launches before the reported product [{"kernel", "grid", "block",
+///  "shared_bytes", "threads", "global_loads", "global_stores", "bytes_read", "bytes_written",
+///  "shared_loads", "shared_stores", "barriers", "time_s"}], "trace": null | {"events_recorded", "events_dropped",
 ///  "cap_bytes", "traced_blocks": "all" | [..]}} "model": null | {"gpu", "launches", "bytes_read",
 ///  "bytes_written", "flops", "on_chip_bytes", "memory_s", "on_chip_s", "compute_s", "launch_s",
 ///  "predicted_s", "bound", "explanation", "note"}} (with `gpu`, see launchModelJson)

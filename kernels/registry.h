@@ -1,5 +1,6 @@
 #pragma once
-// The kernel variants, one numbered file each (01_naive.h ... 04_gather_bmm.h), with BLAS as the
+// The kernel variants, one numbered file each (01_naive.h ... 04_gather_bmm.h, 08_grouped_bmm.h,
+// whose bucketing launches run before its product), with BLAS as the
 // reference in the same registry, and three kernels that are wrong on purpose for teaching
 // (05_smem_tiled_no_sync.h ... 07_smem_tiled_divergent_barrier.h: a race, out-of-bounds
 // accesses, barrier divergence). Each variant knows its launch shape and how to run on the
@@ -41,7 +42,7 @@ struct KernelVariant {
   int barriersPerTile = 0;
 };
 
-/// blas, naive, coalesced, smem_tiled, gather_bmm, then the faulty smem_tiled_no_sync,
+/// blas, naive, coalesced, smem_tiled, gather_bmm, grouped_bmm, then the faulty smem_tiled_no_sync,
 /// naive_no_bounds_check, smem_tiled_divergent_barrier, in that order. Code that runs, times or
 /// compares every variant skips the faulty ones.
 std::span<const KernelVariant> kernelVariants();
@@ -49,7 +50,7 @@ std::span<const KernelVariant> kernelVariants();
 /// The variant called `name`, or nullptr.
 const KernelVariant* findKernel(std::string_view name);
 
-/// "naive|coalesced|smem_tiled|gather_bmm" (the correct simulated ones; with BLAS first when
+/// "naive|coalesced|smem_tiled|gather_bmm|grouped_bmm" (the correct simulated ones; with BLAS first when
 /// includeReference, with the faulty teaching kernels last when includeFaulty).
 std::string kernelNames(bool includeReference = false, bool includeFaulty = false);
 

@@ -356,7 +356,8 @@ Action addLaunchCommand(CLI::App& app) {
       "Run a CUDA-style matmul kernel on the simulated launcher, one thread at a time (or on a "
       "GPU with --device cuda)");
   cmd->add_option("--kernel", o->kernel,
-                  "naive | coalesced | smem_tiled | gather_bmm (default naive), or a teaching "
+                  "naive | coalesced | smem_tiled | gather_bmm | grouped_bmm (default naive), or a "
+                  "teaching "
                   "kernel that is wrong on purpose and runs on the simulator only, to show its "
                   "diagnostics: smem_tiled_no_sync (a shared-memory race) | naive_no_bounds_check "
                   "(out-of-bounds accesses) | smem_tiled_divergent_barrier (barrier divergence)");
@@ -366,8 +367,10 @@ Action addLaunchCommand(CLI::App& app) {
   cmd->add_option("--tpb", o->tpb,
                   "threads per block side, 1..32: blocks of TPB x TPB (default 16)");
   cmd->add_option("--batch", o->batch,
-                  "gather_bmm: items, out[b] = a[b] @ c[q[b]] with a [batch, M, K] (default 8)");
-  cmd->add_option("--table", o->table, "gather_bmm: matrices in c [table, K, N] (default 4)");
+                  "gather_bmm, grouped_bmm: items, out[b] = a[b] @ c[q[b]] with a [batch, M, K] "
+                  "(default 8)");
+  cmd->add_option("--table", o->table,
+                  "gather_bmm, grouped_bmm: matrices in c [table, K, N] (default 4)");
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default 0)");
   cmd->add_option("--device", o->device, "cpu (the simulated launcher) | cuda (a real GPU)");
   cmd->add_option("--repeats", o->repeats, "--device cuda: timed launches (default 10)");

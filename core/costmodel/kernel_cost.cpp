@@ -95,15 +95,41 @@ bool isCublas(std::string_view kernel) {
   return kernel.starts_with("cublas_");
 }
 
+/// kernels/08_grouped_bmm.h: two memsets and four launches. Device memory: a, the matrices of c
+/// q can pick and out once each, q read by the histogram and the scatter, the int32 bucket
+/// arrays (counts and cursor updated atomically once per item, offsets, rows). On chip: block m
+/// stages c[m] (its lines read, then stored to shared memory); then each warp covers 32 / TPB
+/// rows of TPB columns (one row when TPB = 32) and, at each j, loads a[n, i, j] (one line per
+/// row, a broadcast across the row's threads) and one row of cs, and stores one line per row.
+WorkCounts groupedBmmCounts(const KernelShape& s) {
+  const std::uint64_t f = 4;
+  const std::uint64_t items = u(s.batch), table = u(s.table);
+  const std::uint64_t used = u(std::min(s.batch, s.table));
+  const std::uint64_t M = u(s.M), K = u(s.K), N = u(s.N), T = u(s.tpb);
+  WorkCounts w;
+  w.launches = 6;
+  w.bytesRead = (items * M * K + used * K * N) * f + 2 * items * 8 +
+                (2 * items + 2 * table + 2 * table + items + items) * 4;
+  w.bytesWritten = items * M * N * f + (2 * items + table + 1 + items) * 4;
+  w.flops = 2 * items * M * N * K;
+  const std::uint64_t rowsPerWarp = std::max<std::uint64_t>(1, 32 / T);
+  const std::uint64_t columnGroups = (N + T - 1) / T;
+  const std::uint64_t warpSteps = (items * M * columnGroups + rowsPerWarp - 1) / rowsPerWarp;
+  const std::uint64_t staged = 2 * used * ((K * N * f + kLineBytes - 1) / kLineBytes);
+  w.onChipBytes = (staged + warpSteps * (K * (rowsPerWarp + 1) + rowsPerWarp)) * kLineBytes;
+  return w;
+}
+
 }  // namespace
 
 std::string modelledKernelNames() {
-  return "naive|coalesced|smem_tiled|gather_bmm|cublas_gemm|cublas_gather_pointers";
+  return "naive|coalesced|smem_tiled|gather_bmm|grouped_bmm|cublas_gemm|cublas_gather_pointers";
 }
 
 bool hasKernelModel(std::string_view kernel) {
   return kernel == "naive" || kernel == "coalesced" || kernel == "smem_tiled" ||
-         kernel == "gather_bmm" || kernel == "cublas_gemm" || kernel == "cublas_gather_pointers";
+         kernel == "gather_bmm" || kernel == "grouped_bmm" || kernel == "cublas_gemm" ||
+         kernel == "cublas_gather_pointers";
 }
 
 WorkCounts kernelCounts(const KernelShape& s) {
@@ -115,6 +141,7 @@ WorkCounts kernelCounts(const KernelShape& s) {
   const std::int64_t M = s.M, K = s.K, N = s.N, T = s.tpb;
   WorkCounts w;
   w.launches = 1;
+  if (s.kernel == "grouped_bmm") return groupedBmmCounts(s);
   const bool gathered = s.kernel == "gather_bmm" || s.kernel == "cublas_gather_pointers";
   const std::uint64_t items = gathered ? u(s.batch) : 1;
   // Device memory: each input read once (c: the matrices q can pick), the output written once.

@@ -1,5 +1,6 @@
 #pragma once
-// The cost model of one launch of the lesson's kernels (kernels/01_naive.h to 04_gather_bmm.h)
+// The cost model of one launch of the lesson's kernels (kernels/01_naive.h to 04_gather_bmm.h,
+// and 08_grouped_bmm.h's launches together)
 // and of cuBLAS, from the kernels' access patterns rather than from a simulated run: device
 // memory bytes (each input read once, the output written once; what does not fit in L2 is not
 // modelled), the 128-byte lines each warp's loads and stores touch in L1 or shared memory (a
@@ -19,20 +20,20 @@ namespace matmulviz::costmodel {
 /// kernel's config makes them; gathered (gather_bmm, cublas_gather_pointers): `batch` items of
 /// a [M, K] @ c[q[b]] [K, N] with c [table, K, N] (the strategies' I, J, K are M, K, N here).
 struct KernelShape {
-  std::string kernel;  ///< naive | coalesced | smem_tiled | gather_bmm | cublas_gemm |
-                       ///< cublas_gather_pointers
+  std::string kernel;  ///< naive | coalesced | smem_tiled | gather_bmm | grouped_bmm |
+                       ///< cublas_gemm | cublas_gather_pointers
   std::int64_t M = 0, K = 0, N = 0;
   int tpb = 16;
   std::int64_t batch = 1, table = 1;
 };
 
-/// "naive|coalesced|smem_tiled|gather_bmm|cublas_gemm|cublas_gather_pointers".
+/// "naive|coalesced|smem_tiled|gather_bmm|grouped_bmm|cublas_gemm|cublas_gather_pointers".
 std::string modelledKernelNames();
 
 /// Whether kernelCounts knows `kernel`.
 bool hasKernelModel(std::string_view kernel);
 
-/// The counts of one launch (launches = 1). Throws std::invalid_argument for a kernel without a
+/// The counts of one launch (launches = 1; grouped_bmm: its 4 launches and 2 memsets, 6). Throws std::invalid_argument for a kernel without a
 /// model (the faulty teaching kernels among them), sizes < 1 or tpb outside 1..32.
 WorkCounts kernelCounts(const KernelShape& shape);
 

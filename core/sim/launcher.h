@@ -57,6 +57,15 @@ struct LaunchStats : LaunchCounters {
   double threadsPerS() const { return elapsedS > 0 ? static_cast<double>(threads) / elapsedS : 0; }
 };
 
+/// A launch that ran before the reported one as one step of the same kernel (kernel 08's
+/// bucketing: histogram, prefix sum, scatter): its name, shape and counters. Its diagnostics are
+/// among the report's, under its name.
+struct PriorLaunch {
+  std::string kernel;
+  LaunchConfig config;
+  LaunchStats stats;
+};
+
 struct LaunchReport {
   std::string kernel;
   LaunchConfig config;
@@ -67,6 +76,7 @@ struct LaunchReport {
   bool traced = false;
   std::vector<std::uint64_t> tracedBlocks;  ///< empty with traced: every block
   Trace trace;
+  std::vector<PriorLaunch> priorLaunches;  ///< in launch order; empty for a one-launch kernel
 };
 
 namespace detail {

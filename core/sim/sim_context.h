@@ -9,6 +9,7 @@
 // inlined), the first fault of a thread is parked in the context and reported at the next
 // barrier or at exit.
 
+#include <atomic>
 #include <cstdint>
 #include <source_location>
 #include <type_traits>
@@ -80,6 +81,29 @@ class BasicSimContext {
   void store(const GlobalView<T>& v, std::int64_t i0, std::int64_t i1, std::int64_t i2,
              std::type_identity_t<T> value) {
     globalStore(v, 3, i0, i1, i2, value);
+  }
+
+  /// atomicAdd(&v[i0], value) on a 1-d view: adds `value` and returns the value before, in one
+  /// indivisible step even while other blocks of the launch run on other host threads
+  /// (std::atomic_ref). Counted and traced as one load and one store. Out of bounds: reported
+  /// like a store, nothing added, 0 returned. What the returned value is depends on the order
+  /// in which threads arrive: one host thread runs blocks in linear order and a block's threads
+  /// in linear order, so a launch that uses it (kernel 08's scatter) runs on one host thread
+  /// to stay reproducible.
+  template <class T>
+  T atomicAdd(const GlobalView<T>& v, std::int64_t i0, std::type_identity_t<T> value) {
+    if (!inBounds(v, 1, i0, 0, 0)) [[unlikely]] {
+      parkFault(*slot_, v.name, false, true, 1, i0, 0, 0, v.sizes, TileFault::None);
+      ++c_.globalFaults;
+      return T{};
+    }
+    ++c_.loads[sizeClass<T>()];
+    ++c_.stores[sizeClass<T>()];
+    if constexpr (kTrace) {
+      record(TraceEventKind::GlobalLoad, v.id, i0, 0, 0);
+      record(TraceEventKind::GlobalStore, v.id, i0, 0, 0);
+    }
+    return std::atomic_ref<T>(v.data[i0]).fetch_add(value, std::memory_order_relaxed);
   }
 
   // Shared memory: load(tile, row, col), store(tile, row, col, value).

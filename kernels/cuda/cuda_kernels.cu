@@ -11,6 +11,7 @@
 #include "kernels/02_coalesced.h"
 #include "kernels/03_smem_tiled.h"
 #include "kernels/04_gather_bmm.h"
+#include "kernels/08_grouped_bmm.h"
 #include "kernels/cuda/device_buffer.cuh"
 #include "kernels/cuda/device_context.cuh"
 
@@ -35,6 +36,31 @@ __global__ void smemTiledKernel(MatmulArgs args, int tpb) {
 __global__ void gatherBmmKernel(GatherBmmArgs args) {
   DeviceContext ctx;
   gatherBmm(ctx, args);
+}
+
+__global__ void groupHistogramKernel(GroupedBmmArgs args) {
+  DeviceContext ctx;
+  groupHistogram(ctx, args);
+}
+
+__global__ void groupOffsetsKernel(GroupedBmmArgs args) {
+  DeviceContext ctx;
+  const int threads = static_cast<int>(ctx.blockDim().x);
+  groupOffsets(
+      ctx, args,
+      sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2, threads, kArraySums, "sums"});
+}
+
+__global__ void groupScatterKernel(GroupedBmmArgs args) {
+  DeviceContext ctx;
+  groupScatter(ctx, args);
+}
+
+__global__ void groupedBmmKernel(GroupedBmmArgs args) {
+  DeviceContext ctx;
+  groupedBmm(ctx, args,
+             sim::SharedView<float>{static_cast<float*>(ctx.sharedMemory()), args.g.J, args.g.K,
+                                    kArrayCs, "cs"});
 }
 
 dim3 toDim3(const sim::Dim3& d) {
@@ -82,12 +108,66 @@ CudaRun timeLaunches(Launch&& launch, int repeats) {
 
 }  // namespace
 
+namespace {
+
+GatherBmmArgs deviceGatherArgs(const MatmulProblem& p, const float* a, const float* c,
+                               const std::int64_t* q, float* out) {
+  GatherBmmArgs args;
+  args.a = sim::view3d<const float>(a, p.batch, p.M, p.K, kArrayA, "a");
+  args.c = sim::view3d<const float>(c, p.table, p.K, p.N, kArrayB, "c");
+  args.q = sim::view1d<const std::int64_t>(q, p.batch, kArrayQ, "q");
+  args.out = sim::view3d<float>(out, p.batch, p.M, p.N, kArrayC, "out");
+  args.N = asInt(p.batch);
+  args.I = asInt(p.M);
+  args.J = asInt(p.K);
+  args.K = asInt(p.N);
+  args.M = asInt(p.table);
+  return args;
+}
+
+/// 08: each timed launch is the whole kernel, from q to out: the two memsets that zero counts
+/// and cursor, the bucketing's three launches and the grouped product.
+CudaRun runGroupedBmm(const MatmulProblem& p, int tpb, const MatmulInputs& in, int repeats,
+                      DeviceBuffer<float>& a, DeviceBuffer<float>& c, DeviceBuffer<float>& out) {
+  const GroupedBmmConfigs configs =
+      GroupedBmmConfigs::of(asInt(p.batch), asInt(p.K), asInt(p.N), asInt(p.table), tpb);
+  DeviceBuffer<std::int64_t> q(in.q);
+  DeviceBuffer<int> counts(static_cast<std::size_t>(p.table));
+  DeviceBuffer<int> offsets(static_cast<std::size_t>(p.table) + 1);
+  DeviceBuffer<int> cursor(static_cast<std::size_t>(p.table));
+  DeviceBuffer<int> rows(static_cast<std::size_t>(p.batch));
+  GroupedBmmArgs args;
+  args.g = deviceGatherArgs(p, a.get(), c.get(), q.get(), out.get());
+  args.counts = sim::view1d<int>(counts.get(), p.table, kArrayCounts, "counts");
+  args.offsets = sim::view1d<int>(offsets.get(), p.table + 1, kArrayOffsets, "offsets");
+  args.cursor = sim::view1d<int>(cursor.get(), p.table, kArrayCursor, "cursor");
+  args.rows = sim::view1d<int>(rows.get(), p.batch, kArrayRows, "rows");
+  return timeLaunches(
+      [&] {
+        MATMULVIZ_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, counts.size() * sizeof(int)));
+        MATMULVIZ_CUDA_CHECK(cudaMemsetAsync(cursor.get(), 0, cursor.size() * sizeof(int)));
+        groupHistogramKernel<<<toDim3(configs.histogram.gridDim),
+                               toDim3(configs.histogram.blockDim)>>>(args);
+        groupOffsetsKernel<<<toDim3(configs.offsets.gridDim), toDim3(configs.offsets.blockDim),
+                             configs.offsets.sharedBytes>>>(args);
+        groupScatterKernel<<<toDim3(configs.scatter.gridDim), toDim3(configs.scatter.blockDim)>>>(
+            args);
+        groupedBmmKernel<<<toDim3(configs.grouped.gridDim), toDim3(configs.grouped.blockDim),
+                           configs.grouped.sharedBytes>>>(args);
+      },
+      repeats);
+}
+
+}  // namespace
+
 CudaRun runKernel(std::string_view name, const MatmulProblem& p, int tpb, const MatmulInputs& in,
                   int repeats) {
-  const bool gathered = name == "gather_bmm";
+  const bool grouped = name == "grouped_bmm";
+  const bool gathered = name == "gather_bmm" || grouped;
   if (name != "naive" && name != "coalesced" && name != "smem_tiled" && !gathered) {
     throw std::invalid_argument("unknown kernel '" + std::string(name) +
-                                "'; choose naive, coalesced, smem_tiled or gather_bmm");
+                                "'; choose naive, coalesced, smem_tiled, gather_bmm or "
+                                "grouped_bmm");
   }
   validate(p, gathered);
   if (gathered) checkQ(p, in);
@@ -97,18 +177,11 @@ CudaRun runKernel(std::string_view name, const MatmulProblem& p, int tpb, const 
   MATMULVIZ_CUDA_CHECK(cudaMemset(out.get(), 0, out.size() * sizeof(float)));
 
   CudaRun run;
-  if (gathered) {
+  if (grouped) {
+    run = runGroupedBmm(p, tpb, in, repeats, a, b, out);
+  } else if (gathered) {
     DeviceBuffer<std::int64_t> q(in.q);
-    GatherBmmArgs args;
-    args.a = sim::view3d<const float>(a.get(), p.batch, p.M, p.K, kArrayA, "a");
-    args.c = sim::view3d<const float>(b.get(), p.table, p.K, p.N, kArrayB, "c");
-    args.q = sim::view1d<const std::int64_t>(q.get(), p.batch, kArrayQ, "q");
-    args.out = sim::view3d<float>(out.get(), p.batch, p.M, p.N, kArrayC, "out");
-    args.N = asInt(p.batch);
-    args.I = asInt(p.M);
-    args.J = asInt(p.K);
-    args.K = asInt(p.N);
-    args.M = asInt(p.table);
+    const GatherBmmArgs args = deviceGatherArgs(p, a.get(), b.get(), q.get(), out.get());
     const sim::LaunchConfig config = gatherBmmConfig(args.N, args.I, args.K, tpb);
     run = timeLaunches(
         [&] { gatherBmmKernel<<<toDim3(config.gridDim), toDim3(config.blockDim)>>>(args); },

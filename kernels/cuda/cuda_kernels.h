@@ -21,7 +21,8 @@ struct CudaRun {
   std::string device;  ///< "NVIDIA H100 80GB HBM3 (sm_90)"
 };
 
-/// Runs the kernel variant `name` (naive, coalesced, smem_tiled, gather_bmm) on device 0 with
+/// Runs the kernel variant `name` (naive, coalesced, smem_tiled, gather_bmm, grouped_bmm: its
+/// four launches timed together) on device 0 with
 /// TPB x TPB blocks: inputs copied to the device, `repeats` >= 1 timed launches (kernel only),
 /// output copied back. Throws std::invalid_argument for an unknown name, bad sizes/TPB or q
 /// out of range (checked on the host, before the launch); CudaError when a CUDA call fails.

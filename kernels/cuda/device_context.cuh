@@ -64,6 +64,13 @@ struct DeviceContext {
     v.data[v.offset(r, c)] = value;
   }
 
+  /// atomicAdd(&v[i0], value) on a 1-d view: returns the value before the addition.
+  template <class T>
+  __device__ T atomicAdd(const sim::GlobalView<T>& v, std::int64_t i0,
+                         std::type_identity_t<T> value) const {
+    return ::atomicAdd(&v.data[v.offset(i0)], value);
+  }
+
   __device__ void syncthreads() const { __syncthreads(); }
 };
 

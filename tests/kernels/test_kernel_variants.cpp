@@ -26,7 +26,7 @@ class TestKernelVariants : public QObject {
  private slots:
   void registry() {
     QCOMPARE(QString::fromStdString(kernels::kernelNames()),
-             QString("naive|coalesced|smem_tiled|gather_bmm"));
+             QString("naive|coalesced|smem_tiled|gather_bmm|grouped_bmm"));
     const kernels::KernelVariant* blas = kernels::findKernel("blas");
     QVERIFY(blas != nullptr);
     QVERIFY(blas->reference);
@@ -42,7 +42,7 @@ class TestKernelVariants : public QObject {
     QCOMPARE(QString::fromStdString(kernels::faultyKernelNames()),
              QString("smem_tiled_no_sync|naive_no_bounds_check|smem_tiled_divergent_barrier"));
     QCOMPARE(QString::fromStdString(kernels::kernelNames(true, true)),
-             QString("blas|naive|coalesced|smem_tiled|gather_bmm|smem_tiled_no_sync|"
+             QString("blas|naive|coalesced|smem_tiled|gather_bmm|grouped_bmm|smem_tiled_no_sync|"
                      "naive_no_bounds_check|smem_tiled_divergent_barrier"));
     QVERIFY(kernels::findKernel("naive_no_bounds_check")->faulty);
     QVERIFY(!kernels::findKernel("naive")->faulty);
@@ -147,6 +147,16 @@ class TestKernelVariants : public QObject {
         << "gather_bmm" << 3ll << 37ll << 21ll << 8 << 5ll << 4ll;
     QTest::addRow("gather_bmm 2x7x5x9 table 1 tpb4")
         << "gather_bmm" << 7ll << 5ll << 9ll << 4 << 2ll << 1ll;
+    // grouped_bmm: the same products after bucketing; tables larger and smaller than the batch
+    // (empty buckets), TPB^2 below and above the table (the prefix sum's runs)
+    QTest::addRow("grouped_bmm seed-like I=1 300x1x64x64 table 37 tpb16")
+        << "grouped_bmm" << 1ll << 64ll << 64ll << 16 << 300ll << 37ll;
+    QTest::addRow("grouped_bmm 5x3x37x21 table 40 tpb2")
+        << "grouped_bmm" << 3ll << 37ll << 21ll << 2 << 5ll << 40ll;
+    QTest::addRow("grouped_bmm 2x7x5x9 table 1 tpb4")
+        << "grouped_bmm" << 7ll << 5ll << 9ll << 4 << 2ll << 1ll;
+    QTest::addRow("grouped_bmm 9x2x3x33 table 3 tpb1")
+        << "grouped_bmm" << 2ll << 3ll << 33ll << 1 << 9ll << 3ll;
   }
   void againstBlas() {
     QFETCH(QString, kernel);
@@ -187,6 +197,22 @@ class TestKernelVariants : public QObject {
       // each element of A is staged by the ceil(N/T) column blocks, each of B by ceil(M/T)
       QCOMPARE(s.globalLoads, std::uint64_t(M * K * ceilDiv(N, tpb) + K * N * ceilDiv(M, tpb)));
       QCOMPARE(s.barriers, std::uint64_t(s.blocks * 2 * tiles));
+    } else if (kernel == "grouped_bmm") {
+      // one block per used matrix of c: its K x N elements staged once, then each column of
+      // each row reads a[n, i, :] and the tile from shared memory
+      QCOMPARE(s.fmas, std::uint64_t(batch * M * N * K));
+      QCOMPARE(s.sharedLoads, s.fmas);
+      QCOMPARE(run.report.priorLaunches.size(), std::size_t(3));
+      QCOMPARE(run.report.priorLaunches[0].stats.globalStores, std::uint64_t(batch));  // counts
+      QCOMPARE(run.report.priorLaunches[2].stats.globalStores, std::uint64_t(2 * batch));
+      const std::uint64_t used = s.sharedStores / std::uint64_t(K * N);
+      QCOMPARE(s.sharedStores, used * std::uint64_t(K * N));
+      QVERIFY(used >= 1 && used <= std::uint64_t(std::min(batch, table)));
+      // every thread: offsets[m] and offsets[m + 1]; each row: rows[] by the TPB threads of
+      // its threadIdx.y, a[n, i, :] per column; c staged (one load per shared store)
+      QCOMPARE(s.globalLoads, std::uint64_t(2 * table * tpb * tpb) +
+                                  std::uint64_t(batch * M * tpb) +
+                                  std::uint64_t(batch * M * N * K) + s.sharedStores);
     } else {
       QCOMPARE(s.activeThreads, std::uint64_t(batch * M * N));
       QCOMPARE(s.globalLoads, std::uint64_t(batch * M * N * (2 * K + 1)));  // + q[n]

@@ -33,6 +33,16 @@ void compareReports(const kernels::SimulatedRun& one, const kernels::SimulatedRu
   QCOMPARE(b.blocks, a.blocks);
   QCOMPARE(b.threads, a.threads);
   QCOMPARE(b.barriers, a.barriers);
+  QCOMPARE(many.report.priorLaunches.size(), one.report.priorLaunches.size());
+  for (std::size_t i = 0; i < one.report.priorLaunches.size(); ++i) {
+    const sim::PriorLaunch& pa = one.report.priorLaunches[i];
+    const sim::PriorLaunch& pb = many.report.priorLaunches[i];
+    QCOMPARE(pb.kernel, pa.kernel);
+    QCOMPARE(pb.stats.globalLoads, pa.stats.globalLoads);
+    QCOMPARE(pb.stats.globalStores, pa.stats.globalStores);
+    QCOMPARE(pb.stats.barriers, pa.stats.barriers);
+    QCOMPARE(pb.stats.hostThreads, 1u);  // the bucketing stays on one host thread
+  }
 
   const sim::DiagnosticCounts& ca = one.report.diagnosticCounts;
   const sim::DiagnosticCounts& cb = many.report.diagnosticCounts;
@@ -85,6 +95,7 @@ class TestSimThreads : public QObject {
                               {"coalesced", 37, 19, 23, 5},
                               {"smem_tiled", 37, 19, 23, 4},
                               {"gather_bmm", 3, 7, 5, 4},
+                              {"grouped_bmm", 3, 7, 5, 2},
                               {"smem_tiled_no_sync", 21, 17, 19, 4},
                               {"naive_no_bounds_check", 21, 17, 19, 4},
                               {"smem_tiled_divergent_barrier", 21, 17, 19, 4}};
@@ -111,7 +122,9 @@ class TestSimThreads : public QObject {
     const kernels::KernelVariant* v = kernels::findKernel(kernel.toStdString());
     QVERIFY(v != nullptr);
     // gather_bmm: M x K x N per row of a [batch, M, K], c [table, K, N]
-    const kernels::MatmulProblem p{m, k, n, v->gathered ? 29 : 1, v->gathered ? 5 : 1};
+    // grouped_bmm: one block per matrix of c, 13 of them so that traced block 11 exists
+    const std::int64_t table = kernel == "grouped_bmm" ? 13 : 5;
+    const kernels::MatmulProblem p{m, k, n, v->gathered ? 29 : 1, v->gathered ? table : 1};
     sim::LaunchOptions options;
     options.kernel = kernel.toStdString();
     options.maxDiagnostics = static_cast<std::size_t>(maxDiagnostics);
