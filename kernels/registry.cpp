@@ -170,13 +170,19 @@ void mergePriors(sim::LaunchReport& main, std::vector<sim::LaunchReport>&& prior
 /// hands out places in the order threads arrive, which only one thread running the blocks in
 /// order keeps the same from run to run. The grouped product, the costly launch, is the one
 /// reported (traced, on every host thread); the three before it are its prior launches.
-sim::LaunchReport simulateGroupedBmm(const MatmulProblem& p, int tpb, const MatmulInputs& in,
-                                     float* out, const sim::LaunchOptions& options) {
+sim::LaunchReport simulateGrouped(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                  float* out, const sim::LaunchOptions& options,
+                                  GroupedBuckets* buckets) {
   const GroupedBmmConfigs configs = groupedBmmShapes(p, tpb);
-  std::vector<int> counts(static_cast<std::size_t>(p.table), 0);
-  std::vector<int> offsets(static_cast<std::size_t>(p.table) + 1, 0);
+  GroupedBuckets own;
+  GroupedBuckets& b = buckets != nullptr ? *buckets : own;
+  b.counts.assign(static_cast<std::size_t>(p.table), 0);
+  b.offsets.assign(static_cast<std::size_t>(p.table) + 1, 0);
+  b.rows.assign(static_cast<std::size_t>(p.batch), 0);
+  std::vector<int>& counts = b.counts;
+  std::vector<int>& offsets = b.offsets;
+  std::vector<int>& rows = b.rows;
   std::vector<int> cursor(static_cast<std::size_t>(p.table), 0);
-  std::vector<int> rows(static_cast<std::size_t>(p.batch), 0);
   GroupedBmmArgs args;
   args.g = gatherArgs(p, in, out);
   args.counts = sim::view1d<int>(counts.data(), p.table, kArrayCounts, "counts");
@@ -220,6 +226,11 @@ sim::LaunchReport simulateGroupedBmm(const MatmulProblem& p, int tpb, const Matm
   return report;
 }
 
+sim::LaunchReport simulateGroupedBmmVariant(const MatmulProblem& p, int tpb, const MatmulInputs& in,
+                                            float* out, const sim::LaunchOptions& options) {
+  return simulateGrouped(p, tpb, in, out, options, nullptr);
+}
+
 constexpr KernelVariant kVariants[] = {
     {"blas", "kernels/matmul_problem.cpp",
      "the reference: OpenBLAS sgemm on the host (cuBLAS on a GPU)", true, false, false, nullptr,
@@ -239,7 +250,7 @@ constexpr KernelVariant kVariants[] = {
     {"grouped_bmm", "kernels/08_grouped_bmm.h",
      "items bucketed by q on the device, then one block per c[m], kept in shared memory, "
      "multiplies every row routed to it: c read once",
-     false, true, false, groupedBmmShape, simulateGroupedBmm, false, 0},
+     false, true, false, groupedBmmShape, simulateGroupedBmmVariant, false, 0},
     // Wrong on purpose, for teaching: the simulator reports what each gets wrong.
     {"smem_tiled_no_sync", "kernels/05_smem_tiled_no_sync.h",
      "faulty on purpose: smem_tiled without the barrier after the inner product, a shared-memory "
@@ -291,6 +302,12 @@ std::string kernelNames(bool includeReference, bool includeFaulty) {
 
 std::string faultyKernelNames() {
   return joinNames([](const KernelVariant& v) { return v.faulty; });
+}
+
+sim::LaunchReport simulateGroupedBmm(const MatmulProblem& problem, int tpb, const MatmulInputs& in,
+                                     float* out, const sim::LaunchOptions& options,
+                                     GroupedBuckets* buckets) {
+  return simulateGrouped(problem, tpb, in, out, options, buckets);
 }
 
 SimulatedRun runSimulated(const KernelVariant& variant, const MatmulProblem& problem, int tpb,

@@ -50,12 +50,27 @@ std::span<const KernelVariant> kernelVariants();
 /// The variant called `name`, or nullptr.
 const KernelVariant* findKernel(std::string_view name);
 
-/// "naive|coalesced|smem_tiled|gather_bmm|grouped_bmm" (the correct simulated ones; with BLAS first when
-/// includeReference, with the faulty teaching kernels last when includeFaulty).
+/// "naive|coalesced|smem_tiled|gather_bmm|grouped_bmm" (the correct simulated ones; with BLAS first
+/// when includeReference, with the faulty teaching kernels last when includeFaulty).
 std::string kernelNames(bool includeReference = false, bool includeFaulty = false);
 
 /// "smem_tiled_no_sync|naive_no_bounds_check|smem_tiled_divergent_barrier": the teaching kernels.
 std::string faultyKernelNames();
+
+/// grouped_bmm's buckets as its first three launches leave them (kernels/08_grouped_bmm.h).
+struct GroupedBuckets {
+  std::vector<int> counts;   ///< [table]: the items q sends to each matrix of c
+  std::vector<int> offsets;  ///< [table + 1]: bucket m is rows[offsets[m] .. offsets[m + 1])
+  std::vector<int> rows;     ///< [batch]: item ids grouped by bucket
+};
+
+/// grouped_bmm on the simulator, as its registry entry runs it (problem as for gather_bmm, `in`
+/// from makeInputs, `out` batch * M * N floats), handing back its buckets too (the Kernel view
+/// draws them). Throws std::invalid_argument for bad sizes or TPB, or c[m] too large for shared
+/// memory.
+sim::LaunchReport simulateGroupedBmm(const MatmulProblem& problem, int tpb, const MatmulInputs& in,
+                                     float* out, const sim::LaunchOptions& options,
+                                     GroupedBuckets* buckets);
 
 /// A simulated run with its check against the float64 BLAS reference.
 struct SimulatedRun {

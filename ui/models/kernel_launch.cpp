@@ -29,7 +29,7 @@ QStringList kernelViewKernels() {
 QStringList batchedKernels() {
   QStringList names;
   for (const kernels::KernelVariant& v : kernels::kernelVariants())
-    if (v.gathered && !v.reference)
+    if (v.gathered && !v.reference && v.name != kGroupedKernel)
       names.append(QString::fromUtf8(v.name.data(), qsizetype(v.name.size())));
   return names;
 }

@@ -44,8 +44,12 @@ struct KernelLaunchLimits {
 /// batched (a [N, I, J] @ c[q[n]]) and has no single A/B/C picture, so the view leaves it out.
 QStringList kernelViewKernels();
 
-/// The batched kernels (kernels::KernelVariant::gathered: gather_bmm), which the view lists but
-/// cannot draw, in registry order.
+/// Kernel 08, batched like gather_bmm, which the Kernel view draws in a picture of its own
+/// (its buckets and shared tile: ui/widgets/grouped_bmm_panel.h) rather than on A/B/C.
+inline constexpr const char* kGroupedKernel = "grouped_bmm";
+
+/// The batched kernels (kernels::KernelVariant::gathered) without a picture in the view
+/// (gather_bmm), which the view lists but cannot draw, in registry order.
 QStringList batchedKernels();
 /// Why the Kernel view does not show `kernel` (batched) and how to run it instead.
 QString batchedKernelNote(const QString& kernel);

@@ -21,12 +21,18 @@ void addUnselectable(QComboBox* combo, const QString& kernel) {
 
 }  // namespace
 
-void addKernelItems(QComboBox* combo) {
+void addKernelItems(QComboBox* combo, bool withGrouped) {
   bool separated = false;
   for (const QString& name : kernelViewKernels()) {
     if (isFaultyKernel(name) && !separated) {
       // Batched kernels are listed, so that the list matches the CLI's, but not selectable.
       for (const QString& batched : batchedKernels()) addUnselectable(combo, batched);
+      const QString grouped = QLatin1String(kGroupedKernel);
+      if (withGrouped) {
+        combo->addItem(grouped + QStringLiteral(" (buckets and shared tile)"), grouped);
+      } else {
+        addUnselectable(combo, grouped);
+      }
       combo->insertSeparator(combo->count());  // the teaching kernels, wrong on purpose
       separated = true;
     }

@@ -8,7 +8,9 @@ class QComboBox;
 
 namespace matmulviz::ui {
 
-/// Appends the Kernel view's kernels (kernelViewKernels()) to `combo`.
-void addKernelItems(QComboBox* combo);
+/// Appends the Kernel view's kernels (kernelViewKernels()) to `combo`; with `withGrouped`
+/// (the Kernel view's picker) grouped_bmm too, selectable, after the batched ones: the view
+/// draws it in a picture of its own. A scenario stores A/B/C launches only.
+void addKernelItems(QComboBox* combo, bool withGrouped = false);
 
 }  // namespace matmulviz::ui

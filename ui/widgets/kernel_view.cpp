@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "ui/models/kernel_stats_model.h"
+#include "ui/widgets/grouped_bmm_panel.h"
 #include "ui/widgets/kernel_canvas.h"
 #include "ui/widgets/kernel_view_controls.h"
 
@@ -47,6 +48,7 @@ KernelView::KernelView(QWidget* parent)
   stats_ = new KernelStatsModel(this);
   diagnostics_ = new KernelDiagnosticsModel(this);
   canvas_ = new KernelCanvas(model_.get());
+  grouped_ = new GroupedBmmPanel;
   watcher_ = new QFutureWatcher<KernelSimulationOutcome>(this);
   buildControls();
   buildLayout();
@@ -75,7 +77,12 @@ void KernelView::connectControls() {
           [this] { syncPlaybackControls(); });
   const auto apply = [this] {
     const KernelLaunchSpec asked = specFromFields();
-    if (!syncing_ && !(asked == spec_ && model_->hasLaunch())) setLaunch(asked);
+    if (syncing_) return;
+    if (asked.kernel == QLatin1String(kGroupedKernel)) {
+      showGroupedPage(true);
+      return;
+    }
+    if (showsGroupedBmm() || !(asked == spec_ && model_->hasLaunch())) setLaunch(asked);
   };
   connect(c.run, &QPushButton::clicked, this, [this] { setLaunch(specFromFields()); });
   connect(c.kernel, &QComboBox::currentIndexChanged, this, apply);
@@ -105,6 +112,7 @@ void KernelView::setLaunch(const KernelLaunchSpec& spec) {
     emit launchFailed(error);
     return;
   }
+  showGroupedPage(false);
   spec_ = spec;
   syncFieldsTo(spec_);
   cellToFollow_.reset();
@@ -297,6 +305,25 @@ void KernelView::setPresentationMode(bool on) {
   f.setPointSizeF(on ? QFont().pointSizeF() * 1.35 : QFont().pointSizeF());
   for (QWidget* w : findChildren<QWidget*>()) {
     if (w != canvas_) w->setFont(f);
+  }
+}
+
+GroupedBmmPanel* KernelView::groupedPanel() const {
+  return grouped_;
+}
+
+bool KernelView::showsGroupedBmm() const {
+  return c_->pages->currentWidget() == grouped_;
+}
+
+void KernelView::showGroupedPage(bool grouped) {
+  c_->pages->setCurrentIndex(grouped ? 1 : 0);
+  for (QWidget* w : std::initializer_list<QWidget*>{c_->m, c_->k, c_->n, c_->tpb, c_->run})
+    w->setEnabled(!grouped);  // grouped_bmm's own sizes are on its page
+  if (grouped) {
+    syncing_ = true;
+    c_->kernel->setCurrentIndex(c_->kernel->findData(QLatin1String(kGroupedKernel)));
+    syncing_ = false;
   }
 }
 

@@ -27,6 +27,7 @@ class QToolButton;
 
 namespace matmulviz::ui {
 
+class GroupedBmmPanel;
 class KernelCanvas;
 class KernelStatsModel;
 class KernelDiagnosticsModel;
@@ -96,6 +97,11 @@ class KernelView : public QWidget {
   const KernelLaunchModel& model() const;
   /// The canvas, for tests that click cells (KernelCanvas::cellCenter).
   KernelCanvas* canvas() const;
+  /// Kernel 08's picture (bucketing and shared tile), shown instead of the A/B/C animation while
+  /// grouped_bmm is the chosen kernel.
+  GroupedBmmPanel* groupedPanel() const;
+  /// Whether grouped_bmm's picture is the page shown.
+  bool showsGroupedBmm() const;
 
  signals:
   void launchReady();
@@ -111,6 +117,9 @@ class KernelView : public QWidget {
   void startSimulation(const KernelLaunchSpec& spec, std::uint64_t tracedBlock);
   void onSimulationFinished();
   void syncFieldsTo(const KernelLaunchSpec& spec);
+  /// Shows grouped_bmm's picture (true) or the A/B/C animation; the launch row's sizes belong
+  /// to the animation and are disabled under the picture, which has its own.
+  void showGroupedPage(bool grouped);
   void syncPlaybackControls();
   KernelLaunchSpec specFromFields() const;
 
@@ -118,6 +127,7 @@ class KernelView : public QWidget {
   std::unique_ptr<KernelLaunchModel> model_;
   std::unique_ptr<Controls> c_;
   KernelCanvas* canvas_ = nullptr;
+  GroupedBmmPanel* grouped_ = nullptr;
   KernelStatsModel* stats_ = nullptr;
   KernelDiagnosticsModel* diagnostics_ = nullptr;
   QFutureWatcher<KernelSimulationOutcome>* watcher_ = nullptr;

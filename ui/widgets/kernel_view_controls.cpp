@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "ui/models/kernel_stats_model.h"
+#include "ui/widgets/grouped_bmm_panel.h"
 #include "ui/widgets/kernel_canvas.h"
 #include "ui/widgets/kernel_combo.h"
 #include "ui/widgets/kernel_view.h"
@@ -54,14 +55,15 @@ void KernelView::buildControls() {
   using L = KernelLaunchLimits;
   Controls& c = *c_;
   c.kernel = new QComboBox;
-  addKernelItems(c.kernel);
+  addKernelItems(c.kernel, /*withGrouped=*/true);
   // As wide as a short name, not the longest ("... (faulty, for teaching)"): the launch row must
   // fit a 1280 px projector in classroom mode. The list shows the names in full.
   c.kernel->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   c.kernel->setMinimumContentsLength(16);
   c.kernel->setToolTip(
       QStringLiteral("kernel variant (kernels/0*_*.h); gather_bmm is batched "
-                     "and is not drawn here; those marked faulty are wrong on purpose, to "
+                     "and is not drawn here; grouped_bmm is drawn as its buckets and shared "
+                     "tile; those marked faulty are wrong on purpose, to "
                      "show the simulator's diagnostics"));
   c.m = sizeField(QStringLiteral("M"), L::maxDim, QStringLiteral("rows of A and C"));
   c.k = sizeField(QStringLiteral("K"), L::maxDim, QStringLiteral("columns of A, rows of B"));
@@ -161,11 +163,19 @@ void KernelView::buildLayout() {
   c.splitter->setStretchFactor(1, 1);
   c.splitter->setSizes({1200, 380});
 
+  auto* animation = new QWidget;
+  auto* animationLayout = new QVBoxLayout(animation);
+  animationLayout->setContentsMargins(0, 0, 0, 0);
+  animationLayout->addLayout(statusRow);
+  animationLayout->addLayout(playRow);
+  animationLayout->addWidget(c.splitter, 1);
+  c.pages = new QStackedWidget;
+  c.pages->addWidget(animation);
+  c.pages->addWidget(grouped_);
+
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(launchRow);
-  layout->addLayout(statusRow);
-  layout->addLayout(playRow);
-  layout->addWidget(c.splitter, 1);
+  layout->addWidget(c.pages, 1);
 }
 
 }  // namespace matmulviz::ui

@@ -7,6 +7,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
 
@@ -37,6 +38,8 @@ struct KernelView::Controls {
   QLabel* summary = nullptr;
   QLabel* diagnosticsLabel = nullptr;
   QSplitter* splitter = nullptr;
+  /// Page 0: the A/B/C animation (playback, canvas, side panel); page 1: kernel 08's picture.
+  QStackedWidget* pages = nullptr;
 };
 
 }  // namespace matmulviz::ui
