@@ -157,9 +157,9 @@ struct GroupedBmmConfigs {
     g.grouped.sharedBytes = static_cast<std::size_t>(J) * K * sizeof(float);
     if (g.grouped.sharedBytes > sim::CudaLimits::maxSharedBytesPerBlock) {
       throw std::invalid_argument(
-          "grouped_bmm keeps one matrix of c, J x K = " + std::to_string(J) + " x " +
+          "grouped_bmm keeps one matrix of c in shared memory: " + std::to_string(J) + " x " +
           std::to_string(K) + " floats (" + std::to_string(g.grouped.sharedBytes) +
-          " bytes), in shared memory, more than the 49152 bytes (48 KiB) a launch gets; "
+          " bytes), more than the 49152 bytes (48 KiB) a launch gets; "
           "gather_bmm reads c from global memory and has no such limit");
     }
     sim::validate(g.grouped);
