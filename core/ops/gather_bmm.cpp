@@ -8,6 +8,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
 #include "core/ops/flop_counter.h"
+#include "core/ops/grouped_bmm_rule.h"
 #include "core/ops/ops.h"
 #include "core/ops/strided_loop.h"
 #include "core/util/blas.h"
@@ -323,10 +324,22 @@ Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q) {
     const Tensor qOnDevice = q.deviceKind() == DeviceKind::Host && device
                                  ? toDevice(q, device, "q copied to the device")
                                  : q;
-    if (ComputeBackend* be = out.compute(); be && out.numel() > 0)
-      be->gatherBmm(out, a, c, qOnDevice);
-    else if (out.hasData() && a.hasData() && q.hasData())
+    // Kernel 08's buckets, on every device alike (grouped_bmm_rule.h), so that a cpu or meta run
+    // reports the memory a GPU run uses; the host path groups with its own counting sort.
+    Tensor buckets;
+    if (device && groupedBmmApplies(a, c, q)) {
+      buckets = empty({GroupedBmmWorkspace::int64Elements(a.size(0), M)}, DType::Int64, device,
+                      "grouped_bmm buckets");
+    }
+    if (ComputeBackend* be = out.compute(); be && out.numel() > 0) {
+      if (buckets.defined()) {
+        be->gatherBmmGrouped(out, a, c, qOnDevice, buckets);
+      } else {
+        be->gatherBmm(out, a, c, qOnDevice);
+      }
+    } else if (out.hasData() && a.hasData() && q.hasData()) {
       forward(out, a, c, groupByIndex(q, M));
+    }
   }
   if (anyRequiresGrad({&a, &c})) {
     auto node = std::make_shared<GatherBmmBackward>(a, c, q, a.requiresGrad(), c.requiresGrad());

@@ -180,7 +180,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 /// q [N] int64 (host), out [N, I, K], without materialising c[q]. Backward:
 /// dA[n] = dO[n] @ c[q[n]]^T, dC[m] = sum over n with q[n] = m of a[n]^T @ dO[n].
 /// Saves references to a, c and q only (no new memory). Device memory: q's device copy
-/// (N x 8 bytes) during each pass, the output, and in backward dA and dC.
+/// (N x 8 bytes) during each pass, the output, kernel 08's buckets during the forward when it
+/// applies ((3M + 1 + N) x 4 bytes: core/ops/grouped_bmm_rule.h), and in backward dA and dC.
 Tensor gatherBmm(const Tensor& a, const Tensor& c, const Tensor& q);
 
 }  // namespace matmulviz

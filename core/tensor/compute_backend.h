@@ -53,6 +53,12 @@ class ComputeBackend {
   /// in [0, M) (any stride), out [N, I, K] contiguous (the forum post's fused strategy, no copy of
   /// c[q]).
   virtual void gatherBmm(const Tensor& out, const Tensor& a, const Tensor& c, const Tensor& q) = 0;
+  /// gatherBmm as kernel 08 computes it (kernels/08_grouped_bmm.h), for operands that
+  /// groupedBmmApplies (core/ops/grouped_bmm_rule.h) accepts: q's items bucketed into `buckets`
+  /// (contiguous, GroupedBmmWorkspace's int64Elements; overwritten), then one block per matrix
+  /// of c multiplies the rows routed to it.
+  virtual void gatherBmmGrouped(const Tensor& out, const Tensor& a, const Tensor& c,
+                                const Tensor& q, const Tensor& buckets) = 0;
   /// dA[n] = dO[n] @ c[q[n]]^T, dA [N, I, J] contiguous.
   virtual void gatherBmmGradA(const Tensor& dA, const Tensor& dO, const Tensor& c,
                               const Tensor& q) = 0;

@@ -84,6 +84,15 @@ void CudaComputeBackend::launch(unsigned blocks, const Args& args) {
   MATMULVIZ_CUDA_CHECK(cudaGetLastError());
 }
 
+template <class Op, class Args>
+void CudaComputeBackend::launchShaped(const sim::LaunchConfig& config, const Args& args) {
+  select();
+  const dim3 grid(config.gridDim.x, config.gridDim.y, config.gridDim.z);
+  const dim3 block(config.blockDim.x, config.blockDim.y, config.blockDim.z);
+  engineGlobal<Op, Args><<<grid, block, config.sharedBytes>>>(args);
+  MATMULVIZ_CUDA_CHECK(cudaGetLastError());
+}
+
 void CudaComputeBackend::transfer(const Tensor& dst, const Tensor& src, std::int64_t bytes,
                                   bool toDevice) {
   select();

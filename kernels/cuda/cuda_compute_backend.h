@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/sim/launch_config.h"
 #include "kernels/engine/engine_backend.h"
 
 struct cublasContext;  // cuBLAS's handle (cublasHandle_t is a cublasContext*)
@@ -34,6 +35,9 @@ class CudaComputeBackend final : public engine::EngineBackend<CudaComputeBackend
   /// Op's body on blocks x kEngineBlock GPU threads; throws CudaError when the launch fails.
   template <class Op, class Args>
   void launch(unsigned blocks, const Args& args);
+  /// Op's body on the config's grid and blocks with its dynamic shared memory (kernel 08).
+  template <class Op, class Args>
+  void launchShaped(const sim::LaunchConfig& config, const Args& args);
   /// cudaMemcpy of `bytes` between host memory and the device; throws CudaError.
   void transfer(const Tensor& dst, const Tensor& src, std::int64_t bytes, bool toDevice);
   /// cudaMemsetAsync of t's bytes; throws CudaError.

@@ -19,6 +19,8 @@ namespace matmulviz::kernels::engine {
 
 /// Threads per block of every engine launch (1-d grids).
 inline constexpr int kEngineBlock = 256;
+/// Kernel 08's TPB in the engine: (16, 16) blocks for the product, 256 threads for the rest.
+inline constexpr int kGroupedBmmTpb = 16;
 
 /// t's sizes, strides and storage offset (throws above kMaxDims dims).
 Strided layoutOf(const Tensor& t);

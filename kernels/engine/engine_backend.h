@@ -6,6 +6,8 @@
 //
 //   template <class Op, class Args> void launch(unsigned blocks, const Args& args);
 //       runs Op::run on blocks x kEngineBlock threads (kernels/engine/engine_ops.h);
+//   template <class Op, class Args> void launchShaped(const sim::LaunchConfig&, const Args&);
+//       runs Op::run on the config's grid, blocks and dynamic shared memory (kernel 08);
 //   void transfer(const Tensor& dst, const Tensor& src, std::int64_t bytes, bool toDevice);
 //       a contiguous same-dtype copy between host memory and the device;
 //   void zeroBytes(const Tensor& t);   t contiguous, on the device, at least one byte;
@@ -44,6 +46,10 @@ class EngineBackend : public ComputeBackend {
   void indexRows(const Tensor& out, const Tensor& t, const Tensor& index) final;
   void indexAddRows(const Tensor& out, const Tensor& index, const Tensor& g) final;
   void gatherBmm(const Tensor& out, const Tensor& a, const Tensor& c, const Tensor& q) final;
+  /// Kernel 08's four launches (histogram, prefix sum, scatter, product), TPB 16, after the
+  /// workspace is zeroed.
+  void gatherBmmGrouped(const Tensor& out, const Tensor& a, const Tensor& c, const Tensor& q,
+                        const Tensor& buckets) final;
   void gatherBmmGradA(const Tensor& dA, const Tensor& dO, const Tensor& c, const Tensor& q) final;
   void gatherBmmGradC(const Tensor& dC, const Tensor& a, const Tensor& dO, const Tensor& q) final;
 

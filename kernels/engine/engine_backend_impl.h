@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/ops/grouped_bmm_rule.h"
 #include "kernels/engine/engine_args.h"
 #include "kernels/engine/engine_backend.h"
 #include "kernels/engine/engine_ops.h"
@@ -18,6 +19,12 @@ namespace detail {
 
 inline std::string placeOf(const Tensor& t) {
   return t.compute() ? "on " + t.compute()->name() : std::string("in host memory");
+}
+
+/// t's first element as T* (T of t's element width): its storage from its offset.
+template <class T>
+T* elementsOf(const Tensor& t) {
+  return static_cast<T*>(t.storage().data()) + t.storageOffset();
 }
 
 inline void requireInt64(const Tensor& t, const char* op, const char* name) {
@@ -191,6 +198,49 @@ void EngineBackend<Device>::gatherBmm(const Tensor& out, const Tensor& a, const 
     const std::int64_t N = a.size(0), I = a.size(1), J = a.size(2), K = c.size(2);
     launchOp<GatherBmmOp>(N * I * K, gatherBmmArgs<T>(out, a, c, q, N, I, J, K));
   });
+}
+
+template <class Device>
+void EngineBackend<Device>::gatherBmmGrouped(const Tensor& out, const Tensor& a, const Tensor& c,
+                                             const Tensor& q, const Tensor& buckets) {
+  const char* op = "gather_bmm (grouped)";
+  requireOnDevice(out, op, "out");
+  requireOnDevice(a, op, "a");
+  requireOnDevice(c, op, "c");
+  requireOnDevice(q, op, "q");
+  requireOnDevice(buckets, op, "the bucket workspace");
+  detail::requireInt64(q, op, "q");
+  if (!groupedBmmApplies(a, c, q) || out.dtype() != DType::Float32 || !out.isContiguous() ||
+      !buckets.isContiguous() || buckets.dtype() != DType::Int64)
+    throw std::invalid_argument(std::string(op) + ": the operands are not kernel 08's " +
+                                "(float32, contiguous, c[m] within shared memory)");
+  const std::int64_t N = a.size(0), I = a.size(1), J = a.size(2), M = c.size(0), K = c.size(2);
+  if (buckets.numel() < GroupedBmmWorkspace::int64Elements(N, M))
+    throw std::invalid_argument(std::string(op) + ": the bucket workspace is too small");
+  using detail::elementsOf;
+  GroupedBmmArgs p;
+  p.g.a = sim::view3d(elementsOf<const float>(a), N, I, J, kArrayA, "a");
+  p.g.c = sim::view3d(elementsOf<const float>(c), M, J, K, kArrayB, "c");
+  p.g.q = sim::view1d(elementsOf<const std::int64_t>(q), N, kArrayQ, "q");
+  p.g.out = sim::view3d(elementsOf<float>(out), N, I, K, kArrayC, "out");
+  p.g.N = static_cast<int>(N);
+  p.g.I = static_cast<int>(I);
+  p.g.J = static_cast<int>(J);
+  p.g.K = static_cast<int>(K);
+  p.g.M = static_cast<int>(M);
+  int* ints = reinterpret_cast<int*>(elementsOf<std::int64_t>(buckets));
+  p.counts = sim::view1d<int>(ints + GroupedBmmWorkspace::counts(M), M, kArrayCounts, "counts");
+  p.offsets =
+      sim::view1d<int>(ints + GroupedBmmWorkspace::offsets(M), M + 1, kArrayOffsets, "offsets");
+  p.cursor = sim::view1d<int>(ints + GroupedBmmWorkspace::cursor(M), M, kArrayCursor, "cursor");
+  p.rows = sim::view1d<int>(ints + GroupedBmmWorkspace::rows(M), N, kArrayRows, "rows");
+  const GroupedBmmConfigs configs =
+      GroupedBmmConfigs::of(p.g.N, p.g.J, p.g.K, p.g.M, kGroupedBmmTpb);
+  device().zeroBytes(buckets);  // counts and cursor start at zero
+  device().template launchShaped<GroupHistogramOp>(configs.histogram, p);
+  device().template launchShaped<GroupOffsetsOp>(configs.offsets, p);
+  device().template launchShaped<GroupScatterOp>(configs.scatter, p);
+  device().template launchShaped<GroupedBmmOp>(configs.grouped, p);
 }
 
 template <class Device>

@@ -4,6 +4,7 @@
 // thread context. The simulated device runs Op::run in the simulator; the CUDA backend has one
 // __global__ template that builds the GPU's context and calls Op::run.
 
+#include "kernels/08_grouped_bmm.h"
 #include "kernels/engine/elementwise_kernels.h"
 #include "kernels/engine/gather_bmm_kernels.h"
 #include "kernels/engine/gemm_kernel.h"
@@ -32,7 +33,32 @@ MATMULVIZ_ENGINE_OP(GatherBmmOp, "gather_bmm", gatherBmmForwardKernel)
 MATMULVIZ_ENGINE_OP(GatherBmmGradAOp, "gather_bmm_grad_a", gatherBmmGradAKernel)
 MATMULVIZ_ENGINE_OP(GatherBmmGradCOp, "gather_bmm_grad_c", gatherBmmGradCKernel)
 
+MATMULVIZ_ENGINE_OP(GroupHistogramOp, "grouped_bmm histogram", groupHistogram)
+MATMULVIZ_ENGINE_OP(GroupScatterOp, "grouped_bmm scatter", groupScatter)
+
 #undef MATMULVIZ_ENGINE_OP
+
+/// Kernel 08's prefix sum with its [2, blockDim.x] ints of dynamic shared memory.
+struct GroupOffsetsOp {
+  static constexpr const char* name = "grouped_bmm offsets";
+  template <class Ctx>
+  MATMULVIZ_HD static void run(Ctx& ctx, const GroupedBmmArgs& args) {
+    groupOffsets(ctx, args,
+                 sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2,
+                                      static_cast<int>(ctx.blockDim().x), kArraySums, "sums"});
+  }
+};
+
+/// Kernel 08's product with c[m], [J, K] floats, in dynamic shared memory.
+struct GroupedBmmOp {
+  static constexpr const char* name = "grouped_bmm";
+  template <class Ctx>
+  MATMULVIZ_HD static void run(Ctx& ctx, const GroupedBmmArgs& args) {
+    groupedBmm(ctx, args,
+               sim::SharedView<float>{static_cast<float*>(ctx.sharedMemory()), args.g.J, args.g.K,
+                                      kArrayCs, "cs"});
+  }
+};
 
 /// fillZero's arguments: t's storage as T of its element width, n elements from offset.
 template <class T>

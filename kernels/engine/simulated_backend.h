@@ -35,11 +35,17 @@ class SimulatedComputeBackend final : public EngineBackend<SimulatedComputeBacke
     sim::LaunchConfig config;
     config.blockDim.x = kEngineBlock;
     config.gridDim.x = blocks;
+    launchShaped<Op>(config, args);
+  }
+  /// Runs Op::run on `config` (its grid, blocks and dynamic shared memory), as launch does.
+  template <class Op, class Args>
+  void launchShaped(const sim::LaunchConfig& config, const Args& args) {
     sim::LaunchOptions options;
     options.kernel = Op::name;
     options.maxDiagnostics = 1;
     // One host thread: the simulator's atomicAddAt is a load and a store (strided.h), atomic
-    // only while blocks run one after another, and its sums then add in one fixed order.
+    // only while blocks run one after another, and its sums then add in one fixed order; kernel
+    // 08's scatter hands out places in that order too.
     options.threads = 1;
     OpenDeviceMemory open(memory_);
     const sim::LaunchReport report =

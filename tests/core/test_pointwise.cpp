@@ -75,6 +75,10 @@ class RefusingBackend final : public ComputeBackend {
   void indexRows(const Tensor&, const Tensor&, const Tensor&) override { fail(); }
   void indexAddRows(const Tensor&, const Tensor&, const Tensor&) override { fail(); }
   void gatherBmm(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override { fail(); }
+  void gatherBmmGrouped(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                        const Tensor&) override {
+    fail();
+  }
   void gatherBmmGradA(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override {
     fail();
   }

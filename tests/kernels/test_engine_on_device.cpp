@@ -171,6 +171,21 @@ class TestEngineOnDevice : public QObject {
       out.backward(in(d, {9, 2, 3}, 22));
       return std::vector<Tensor>{out, a.grad(), c.grad()};
     });
+    // Kernel 08 where it applies (float32, contiguous), the one-thread-per-element kernel where
+    // it does not: more matrices than items, several rows per item, a transposed a, float64.
+    QTest::addRow("gather_bmm grouped, empty buckets, I = 3") << Case([](const DevicePtr& d) {
+      Tensor a = in(d, {5, 3, 7}, 40), c = in(d, {11, 7, 6}, 41);
+      return std::vector<Tensor>{gatherBmm(a, c, hostIndex({10, 0, 10, 4, 0}))};
+    });
+    QTest::addRow("gather_bmm on a transposed a") << Case([](const DevicePtr& d) {
+      Tensor a = transpose(in(d, {6, 4, 2}, 42), 1, 2), c = in(d, {3, 4, 5}, 43);
+      return std::vector<Tensor>{gatherBmm(a, c, hostIndex({2, 0, 1, 1, 0, 2}))};
+    });
+    QTest::addRow("gather_bmm in float64") << Case([](const DevicePtr& d) {
+      Tensor a = toDevice(hostRandom({4, 1, 3}, 44, DType::Float64), d, "a");
+      Tensor c = toDevice(hostRandom({2, 3, 5}, 45, DType::Float64), d, "c");
+      return std::vector<Tensor>{gatherBmm(a, c, hostIndex({1, 1, 0, 1}))};
+    });
     QTest::addRow("index and matmul backward") << Case([](const DevicePtr& d) {
       Tensor a = in(d, {5, 1, 4}, 23, true), c = in(d, {3, 4, 2}, 24, true);
       Tensor out = matmul(a, index(c, hostIndex({2, 2, 0, 1, 2})));
@@ -231,6 +246,28 @@ class TestEngineOnDevice : public QObject {
     // The host cannot read device memory directly: item() says so instead of crashing.
     QVERIFY_THROWS_EXCEPTION(std::logic_error, y.item());
     QCOMPARE(onHost(y).size(), size_t{6});
+  }
+
+  // The fused strategy's forward runs kernel 08 (zero the buckets, histogram, prefix sum,
+  // scatter, product) where groupedBmmApplies, one gather kernel elsewhere; the buckets are one
+  // allocation, freed when the op returns.
+  void gatherBmmRunsKernel08WhereItApplies() {
+    auto device = kernels::engine::makeSimulatedCudaDevice();
+    auto* backend = dynamic_cast<kernels::engine::SimulatedComputeBackend*>(device->compute());
+    QVERIFY(backend);
+    const Tensor q = hostIndex({2, 0, 2, 1});
+    Tensor a = in(device, {4, 1, 3}, 1), c = in(device, {3, 3, 5}, 2);
+    const auto before = backend->launches();
+    const auto allocatedBefore = std::int64_t(device->allocator().current().allocatedBytes);
+    const Tensor out = gatherBmm(a, c, q);
+    QCOMPARE(backend->launches() - before, std::int64_t{5});
+    QCOMPARE(std::int64_t(device->allocator().current().allocatedBytes) - allocatedBefore,
+             std::int64_t{512});  // out only: the buckets are freed
+    const Tensor a64 = toDevice(hostRandom({4, 1, 3}, 3, DType::Float64), device, "a");
+    const Tensor c64 = toDevice(hostRandom({3, 3, 5}, 4, DType::Float64), device, "c");
+    const auto before64 = backend->launches();
+    (void)gatherBmm(a64, c64, q);
+    QCOMPARE(backend->launches() - before64, std::int64_t{1});
   }
 
   void hostAccessToDeviceMemoryFaults() {
