@@ -199,8 +199,16 @@ class TestKernelView : public QObject {
 
     const QImage image = panel->renderImage({1400, 760});
     QVERIFY(distinctColours(image) > 12);
-    if (const QByteArray dir = qgetenv("MATMULVIZ_SCREENSHOT_DIR"); !dir.isEmpty())
+    if (const QByteArray dir = qgetenv("MATMULVIZ_SCREENSHOT_DIR"); !dir.isEmpty()) {
       QVERIFY(view.grab().save(QString::fromLocal8Bit(dir) + "/grouped_bmm.png"));
+      view.setPresentationMode(true);
+      QTest::qWait(50);  // the layout follows the larger font
+      QVERIFY(view.grab().save(QString::fromLocal8Bit(dir) + "/grouped_bmm-classroom.png"));
+      view.setPresentationMode(false);
+      panel->setSpec({64, 32, 2, 32, 32, 8});  // the largest picture the fields allow
+      QVERIFY(view.grab().save(QString::fromLocal8Bit(dir) + "/grouped_bmm-large.png"));
+      panel->setSpec(spec);
+    }
 
     // a size the picture refuses keeps the last picture and says why
     QSignalSpy failed(panel, &GroupedBmmPanel::failed);

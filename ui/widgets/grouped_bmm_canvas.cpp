@@ -10,10 +10,12 @@ namespace matmulviz::ui {
 namespace {
 
 constexpr int kMargin = 12;
+// At the default font; scaled with the font's height (classroom mode).
 constexpr int kLabelWidth = 200;
 constexpr int kCellHeight = 24;
 constexpr int kIndexLine = 15;    // the small index above a row of cells
 constexpr int kCaptionLine = 18;  // the sentence under a row
+constexpr double kDefaultFontHeight = 17.0;
 
 /// A light colour per bucket, neighbours far apart in hue (golden angle).
 QColor bucketColor(int m) {
@@ -39,9 +41,11 @@ QFont scaled(const QFont& base, double factor, bool bold = false) {
 /// Where each row of the picture lies for a widget of a given size.
 struct GroupedBmmCanvas::Geometry {
   int cellWidth = 20;
+  int labelWidth = kLabelWidth, cellHeight = kCellHeight;
+  int indexLine = kIndexLine, captionLine = kCaptionLine;
   int x0 = kMargin + kLabelWidth;  // left edge of the first cell
   int yQ = 0, yCounts = 0, yOffsets = 0, yRows = 0, yTile = 0;
-  QRect cell(int y, int index) const { return {x0 + index * cellWidth, y, cellWidth, kCellHeight}; }
+  QRect cell(int y, int index) const { return {x0 + index * cellWidth, y, cellWidth, cellHeight}; }
 };
 
 GroupedBmmCanvas::GroupedBmmCanvas(QWidget* parent) : QWidget(parent) {
@@ -75,14 +79,20 @@ void GroupedBmmCanvas::selectBlock(int m) {
 
 GroupedBmmCanvas::Geometry GroupedBmmCanvas::layout(QSize size) const {
   Geometry g;
+  const double k = std::max(1.0, fontMetrics().height() / kDefaultFontHeight);
+  g.labelWidth = static_cast<int>(kLabelWidth * k);
+  g.cellHeight = static_cast<int>(kCellHeight * k);
+  g.indexLine = static_cast<int>(kIndexLine * k);
+  g.captionLine = static_cast<int>(kCaptionLine * k);
+  g.x0 = kMargin + g.labelWidth;
   const int cells = picture_ ? std::max(picture_->spec.items, picture_->spec.table + 1) : 1;
-  g.cellWidth = std::clamp((size.width() - g.x0 - kMargin) / cells, 12, 44);
-  const int row = kIndexLine + kCellHeight + kCaptionLine + 10;
-  g.yQ = kMargin + 34 + kIndexLine;
+  g.cellWidth = std::clamp((size.width() - g.x0 - kMargin) / cells, 12, static_cast<int>(44 * k));
+  const int row = g.indexLine + g.cellHeight + g.captionLine + 10;
+  g.yQ = kMargin + static_cast<int>(34 * k) + g.indexLine;
   g.yCounts = g.yQ + row;
   g.yOffsets = g.yCounts + row;
   g.yRows = g.yOffsets + row + 14;  // room for the block brackets
-  g.yTile = g.yRows + kCellHeight + kCaptionLine + 34;
+  g.yTile = g.yRows + g.cellHeight + g.captionLine + static_cast<int>(34 * k);
   return g;
 }
 
@@ -96,7 +106,7 @@ int GroupedBmmCanvas::bucketAt(QPoint p) const {
     const int end = picture_->buckets.offsets[static_cast<std::size_t>(m) + 1];
     if (begin == end) continue;
     const QRect span(g.x0 + begin * g.cellWidth, g.yRows - 16, (end - begin) * g.cellWidth,
-                     kCellHeight + 16);
+                     g.cellHeight + 16);
     if (span.contains(p)) return m;
   }
   return -1;
@@ -124,16 +134,6 @@ void GroupedBmmCanvas::keyPressEvent(QKeyEvent* event) {
 
 namespace {
 
-/// The label of a row on the left and the sentence under it.
-void rowText(QPainter& p, int y, const QString& label, const QString& caption, int x0, int width) {
-  p.setPen(Qt::black);
-  p.drawText(QRect(kMargin, y, kLabelWidth - 8, kCellHeight), Qt::AlignLeft | Qt::AlignVCenter,
-             label);
-  p.setPen(QColor(70, 70, 70));
-  p.drawText(QRect(x0, y + kCellHeight + 2, width - x0 - kMargin, kCaptionLine),
-             Qt::AlignLeft | Qt::AlignVCenter, caption);
-}
-
 void drawCell(QPainter& p, const QRect& r, const QColor& fill, const QString& text, bool strong) {
   p.fillRect(r, fill);
   p.setPen(QPen(strong ? Qt::black : QColor(150, 150, 150), strong ? 2 : 1));
@@ -159,6 +159,15 @@ void GroupedBmmCanvas::paint(QPainter& p, QSize size) const {
   const Geometry g = layout(size);
   const int threads = s.tpb * s.tpb;
   const int W = size.width();
+  // The label of a row on the left and the sentence under it.
+  const auto rowText = [&](int y, const QString& label, const QString& caption) {
+    p.setPen(Qt::black);
+    p.drawText(QRect(kMargin, y, g.labelWidth - 8, g.cellHeight), Qt::AlignLeft | Qt::AlignVCenter,
+               label);
+    p.setPen(QColor(70, 70, 70));
+    p.drawText(QRect(g.x0, y + g.cellHeight + 2, W - g.x0 - kMargin, g.captionLine),
+               Qt::AlignLeft | Qt::AlignVCenter, caption);
+  };
 
   p.setFont(scaled(base, 1.15, true));
   p.drawText(QRect(kMargin, kMargin, W - 2 * kMargin, 26), Qt::AlignLeft | Qt::AlignVCenter,
@@ -170,15 +179,15 @@ void GroupedBmmCanvas::paint(QPainter& p, QSize size) const {
   p.setPen(QColor(90, 90, 90));
   const auto indexAbove = [&](int y, int i) {
     const QRect cell = g.cell(y, i);
-    p.drawText(QRect(cell.x(), y - kIndexLine, cell.width(), kIndexLine - 1),
+    p.drawText(QRect(cell.x(), y - g.indexLine, cell.width(), g.indexLine - 1),
                Qt::AlignHCenter | Qt::AlignBottom, QString::number(i));
   };
   for (int n = 0; n < s.items; ++n) indexAbove(g.yQ, n);  // n above q, m above the buckets
   for (int m = 0; m < s.table; ++m) indexAbove(g.yCounts, m);
   for (int m = 0; m <= s.table; ++m) indexAbove(g.yOffsets, m);
-  p.drawText(QRect(kMargin, g.yQ - kIndexLine, kLabelWidth, kIndexLine - 1),
+  p.drawText(QRect(kMargin, g.yQ - g.indexLine, g.labelWidth, g.indexLine - 1),
              Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("n"));
-  p.drawText(QRect(kMargin, g.yCounts - kIndexLine, kLabelWidth, kIndexLine - 1),
+  p.drawText(QRect(kMargin, g.yCounts - g.indexLine, g.labelWidth, g.indexLine - 1),
              Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("m"));
   p.setFont(base);
 
@@ -186,8 +195,8 @@ void GroupedBmmCanvas::paint(QPainter& p, QSize size) const {
     const int m = static_cast<int>(pic.inputs.q[static_cast<std::size_t>(n)]);
     drawCell(p, g.cell(g.yQ, n), bucketColor(m), QString::number(m), m == block_);
   }
-  rowText(p, g.yQ, QStringLiteral("q[n]: the matrix of item n"),
-          QStringLiteral("the input: which matrix of c each item multiplies"), g.x0, W);
+  rowText(g.yQ, QStringLiteral("q[n]: the matrix of item n"),
+          QStringLiteral("the input: which matrix of c each item multiplies"));
 
   for (int m = 0; m < s.table; ++m) {
     drawCell(p, g.cell(g.yCounts, m), bucketColor(m),
@@ -200,21 +209,20 @@ void GroupedBmmCanvas::paint(QPainter& p, QSize size) const {
                      .arg(QString::fromStdString(sim::toString(launches[i].config.blockDim)))
                : QString();
   };
-  rowText(p, g.yCounts, QStringLiteral("1  histogram: counts[m]"),
-          QStringLiteral("atomicAdd(&counts[q[n]], 1), one thread per item; %1").arg(launchText(0)),
-          g.x0, W);
+  rowText(
+      g.yCounts, QStringLiteral("1  histogram: counts[m]"),
+      QStringLiteral("atomicAdd(&counts[q[n]], 1), one thread per item; %1").arg(launchText(0)));
 
   for (int m = 0; m <= s.table; ++m) {
     drawCell(p, g.cell(g.yOffsets, m), m < s.table ? bucketColor(m) : QColor(235, 235, 235),
              QString::number(b.offsets[static_cast<std::size_t>(m)]), m == block_);
   }
   const std::uint64_t scanBarriers = launches.size() > 1 ? launches[1].stats.barriers : 0;
-  rowText(p, g.yOffsets, QStringLiteral("2  prefix sum: offsets[m]"),
+  rowText(g.yOffsets, QStringLiteral("2  prefix sum: offsets[m]"),
           QStringLiteral("counts[0] + ... + counts[m-1]: one block of %1 threads scans in shared "
                          "memory, %2 barriers")
               .arg(threads)
-              .arg(scanBarriers),
-          g.x0, W);
+              .arg(scanBarriers));
 
   for (int m = 0; m < s.table; ++m) {  // one bracket per block that has items
     const int begin = b.offsets[static_cast<std::size_t>(m)];
@@ -226,18 +234,21 @@ void GroupedBmmCanvas::paint(QPainter& p, QSize size) const {
     p.drawLine(x1, g.yRows - 4, x1, g.yRows);
     p.drawLine(x2, g.yRows - 4, x2, g.yRows);
     p.setFont(scaled(base, 0.8, m == block_));
-    p.drawText(QRect(x1, g.yRows - 20, x2 - x1, 15), Qt::AlignCenter,
-               QStringLiteral("block %1").arg(m));
+    // "block m" where it fits over the bucket, else "m", else nothing
+    QString label = QStringLiteral("block %1").arg(m);
+    if (p.fontMetrics().horizontalAdvance(label) > x2 - x1) label = QString::number(m);
+    if (p.fontMetrics().horizontalAdvance(label) <= x2 - x1)
+      p.drawText(QRect(x1, g.yRows - g.indexLine - 5, x2 - x1, g.indexLine), Qt::AlignCenter,
+                 label);
     p.setFont(base);
     for (int r = begin; r < end; ++r)
       drawCell(p, g.cell(g.yRows, r), bucketColor(m),
                QString::number(b.rows[static_cast<std::size_t>(r)]), m == block_);
   }
-  rowText(p, g.yRows, QStringLiteral("3  scatter: rows (item ids)"),
+  rowText(g.yRows, QStringLiteral("3  scatter: rows (item ids)"),
           QStringLiteral("rows[offsets[q[n]] + atomicAdd(&cursor[q[n]], 1)] = n: each block's "
                          "items side by side; %1")
-              .arg(launchText(2)),
-          g.x0, W);
+              .arg(launchText(2)));
 
   // 4: the chosen block's shared tile and the items it multiplies.
   const int m = block_;
