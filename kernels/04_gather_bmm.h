@@ -34,6 +34,23 @@ MATMULVIZ_HD void gatherBmm(Ctx& ctx, const GatherBmmArgs& p) {
   }
 }
 
+/// 04's (and 08's) operands over row-major buffers: a [N, I, J], c [M, J, K], q [N], out
+/// [N, I, K], named as diagnostics and traces show them.
+inline GatherBmmArgs gatherBmmArgs(const float* a, const float* c, const std::int64_t* q,
+                                   float* out, int N, int I, int J, int K, int M) {
+  GatherBmmArgs args;
+  args.a = sim::view3d<const float>(a, N, I, J, kArrayA, "a");
+  args.c = sim::view3d<const float>(c, M, J, K, kArrayB, "c");
+  args.q = sim::view1d<const std::int64_t>(q, N, kArrayQ, "q");
+  args.out = sim::view3d<float>(out, N, I, K, kArrayC, "out");
+  args.N = N;
+  args.I = I;
+  args.J = J;
+  args.K = K;
+  args.M = M;
+  return args;
+}
+
 /// grid (ceil(K/TPB), ceil(N*I/TPB)), block (TPB, TPB). Throws as naiveConfig.
 inline sim::LaunchConfig gatherBmmConfig(int N, int I, int K, int tpb) {
   return sim::grid2d(K, static_cast<std::int64_t>(N) * I, tpb);

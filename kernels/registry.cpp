@@ -114,17 +114,8 @@ sim::LaunchReport simulateNaiveNoBoundsCheck(const MatmulProblem& p, int tpb,
 }
 
 GatherBmmArgs gatherArgs(const MatmulProblem& p, const MatmulInputs& in, float* out) {
-  GatherBmmArgs args;
-  args.a = sim::view3d<const float>(in.a.data(), p.batch, p.M, p.K, kArrayA, "a");
-  args.c = sim::view3d<const float>(in.b.data(), p.table, p.K, p.N, kArrayB, "c");
-  args.q = sim::view1d<const std::int64_t>(in.q.data(), p.batch, kArrayQ, "q");
-  args.out = sim::view3d<float>(out, p.batch, p.M, p.N, kArrayC, "out");
-  args.N = asInt(p.batch);
-  args.I = asInt(p.M);
-  args.J = asInt(p.K);
-  args.K = asInt(p.N);
-  args.M = asInt(p.table);
-  return args;
+  return gatherBmmArgs(in.a.data(), in.b.data(), in.q.data(), out, asInt(p.batch), asInt(p.M),
+                       asInt(p.K), asInt(p.N), asInt(p.table));
 }
 
 std::vector<sim::ArrayInfo> gatherArrays(const MatmulProblem& p) {

@@ -112,17 +112,8 @@ namespace {
 
 GatherBmmArgs deviceGatherArgs(const MatmulProblem& p, const float* a, const float* c,
                                const std::int64_t* q, float* out) {
-  GatherBmmArgs args;
-  args.a = sim::view3d<const float>(a, p.batch, p.M, p.K, kArrayA, "a");
-  args.c = sim::view3d<const float>(c, p.table, p.K, p.N, kArrayB, "c");
-  args.q = sim::view1d<const std::int64_t>(q, p.batch, kArrayQ, "q");
-  args.out = sim::view3d<float>(out, p.batch, p.M, p.N, kArrayC, "out");
-  args.N = asInt(p.batch);
-  args.I = asInt(p.M);
-  args.J = asInt(p.K);
-  args.K = asInt(p.N);
-  args.M = asInt(p.table);
-  return args;
+  return gatherBmmArgs(a, c, q, out, asInt(p.batch), asInt(p.M), asInt(p.K), asInt(p.N),
+                       asInt(p.table));
 }
 
 /// 08: each timed launch is the whole kernel, from q to out: the two memsets that zero counts
