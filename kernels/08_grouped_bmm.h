@@ -61,11 +61,12 @@ MATMULVIZ_HD void groupHistogram(Ctx& ctx, const GroupedBmmArgs& p) {
 /// block of T threads. Thread t adds up its run of ceil(M / T) counts; the block scans the T
 /// sums in shared memory (Hillis and Steele: log2 T rounds, each adding the sum `stride` places
 /// back, reading one row of `sums` and writing the other, a barrier between rounds); then each
-/// thread writes the offsets of its run. `sums` is [2, T].
+/// thread writes the offsets of its run. `sums`, [2, T] ints, is the block's dynamic shared
+/// memory (`extern __shared__ int sums[]` in CUDA).
 template <class Ctx>
-MATMULVIZ_HD void groupOffsets(Ctx& ctx, const GroupedBmmArgs& p,
-                               const sim::SharedView<int>& sums) {
+MATMULVIZ_HD void groupOffsets(Ctx& ctx, const GroupedBmmArgs& p) {
   const int T = static_cast<int>(ctx.blockDim().x);
+  const sim::SharedView<int> sums{static_cast<int*>(ctx.sharedMemory()), 2, T, kArraySums, "sums"};
   const int t = static_cast<int>(ctx.threadIdx().x);
   const std::int64_t run = (static_cast<std::int64_t>(p.g.M) + T - 1) / T;
   const std::int64_t first = t * run;
@@ -107,9 +108,11 @@ MATMULVIZ_HD void groupScatter(Ctx& ctx, const GroupedBmmArgs& p) {
 /// warp reads consecutive k), waits at the barrier, then multiplies the rows routed to m: row
 /// r = (place in the bucket) * I + i goes to threadIdx.y = r mod TPB, and threadIdx.x runs over
 /// the columns k. A bucket no item uses leaves at once, every thread of the block alike, before
-/// the barrier.
+/// the barrier. `cs` is the block's dynamic shared memory.
 template <class Ctx>
-MATMULVIZ_HD void groupedBmm(Ctx& ctx, const GroupedBmmArgs& p, const sim::SharedView<float>& cs) {
+MATMULVIZ_HD void groupedBmm(Ctx& ctx, const GroupedBmmArgs& p) {
+  const sim::SharedView<float> cs{static_cast<float*>(ctx.sharedMemory()), p.g.J, p.g.K, kArrayCs,
+                                  "cs"};
   const int T = static_cast<int>(ctx.blockDim().x);  // TPB; blockDim is (TPB, TPB)
   const int tx = static_cast<int>(ctx.threadIdx().x);
   const int ty = static_cast<int>(ctx.threadIdx().y);

@@ -185,8 +185,7 @@ sim::LaunchReport simulateGrouped(const MatmulProblem& p, int tpb, const MatmulI
   arrays.push_back({kArrayOffsets, "offsets", false, {p.table + 1}, 4});
   arrays.push_back({kArrayCursor, "cursor", false, {p.table}, 4});
   arrays.push_back({kArrayRows, "rows", false, {p.batch}, 4});
-  const int threads = tpb * tpb;
-  arrays.push_back({kArraySums, "sums", true, {2, threads}, 4});
+  arrays.push_back({kArraySums, "sums", true, {2, tpb * tpb}, 4});
   arrays.push_back({kArrayCs, "cs", true, {p.K, p.N}, 4});
 
   sim::LaunchOptions bucketing = options;
@@ -199,20 +198,13 @@ sim::LaunchReport simulateGrouped(const MatmulProblem& p, int tpb, const MatmulI
   priors.push_back(sim::launch(configs.histogram, arrays, bucketing,
                                [&](auto& ctx) { groupHistogram(ctx, args); }));
   bucketing.kernel = name + " offsets";
-  priors.push_back(sim::launch(configs.offsets, arrays, bucketing, [&](auto& ctx) {
-    groupOffsets(ctx, args,
-                 sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2, threads, kArraySums,
-                                      "sums"});
-  }));
+  priors.push_back(
+      sim::launch(configs.offsets, arrays, bucketing, [&](auto& ctx) { groupOffsets(ctx, args); }));
   bucketing.kernel = name + " scatter";
   priors.push_back(
       sim::launch(configs.scatter, arrays, bucketing, [&](auto& ctx) { groupScatter(ctx, args); }));
-  sim::LaunchReport report =
-      sim::launch(configs.grouped, std::move(arrays), options, [&](auto& ctx) {
-        groupedBmm(ctx, args,
-                   sim::SharedView<float>{static_cast<float*>(ctx.sharedMemory()), args.g.J,
-                                          args.g.K, kArrayCs, "cs"});
-      });
+  sim::LaunchReport report = sim::launch(configs.grouped, std::move(arrays), options,
+                                         [&](auto& ctx) { groupedBmm(ctx, args); });
   mergePriors(report, std::move(priors), options.maxDiagnostics);
   return report;
 }

@@ -45,10 +45,7 @@ __global__ void groupHistogramKernel(GroupedBmmArgs args) {
 
 __global__ void groupOffsetsKernel(GroupedBmmArgs args) {
   DeviceContext ctx;
-  const int threads = static_cast<int>(ctx.blockDim().x);
-  groupOffsets(
-      ctx, args,
-      sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2, threads, kArraySums, "sums"});
+  groupOffsets(ctx, args);
 }
 
 __global__ void groupScatterKernel(GroupedBmmArgs args) {
@@ -58,9 +55,7 @@ __global__ void groupScatterKernel(GroupedBmmArgs args) {
 
 __global__ void groupedBmmKernel(GroupedBmmArgs args) {
   DeviceContext ctx;
-  groupedBmm(ctx, args,
-             sim::SharedView<float>{static_cast<float*>(ctx.sharedMemory()), args.g.J, args.g.K,
-                                    kArrayCs, "cs"});
+  groupedBmm(ctx, args);
 }
 
 dim3 toDim3(const sim::Dim3& d) {

@@ -32,33 +32,13 @@ MATMULVIZ_ENGINE_OP(IndexAddRowsOp, "index_put_", indexAddRowsKernel)
 MATMULVIZ_ENGINE_OP(GatherBmmOp, "gather_bmm", gatherBmmForwardKernel)
 MATMULVIZ_ENGINE_OP(GatherBmmGradAOp, "gather_bmm_grad_a", gatherBmmGradAKernel)
 MATMULVIZ_ENGINE_OP(GatherBmmGradCOp, "gather_bmm_grad_c", gatherBmmGradCKernel)
-
+// Kernel 08 (kernels/08_grouped_bmm.h), the fused forward where groupedBmmApplies.
 MATMULVIZ_ENGINE_OP(GroupHistogramOp, "grouped_bmm histogram", groupHistogram)
+MATMULVIZ_ENGINE_OP(GroupOffsetsOp, "grouped_bmm offsets", groupOffsets)
 MATMULVIZ_ENGINE_OP(GroupScatterOp, "grouped_bmm scatter", groupScatter)
+MATMULVIZ_ENGINE_OP(GroupedBmmOp, "grouped_bmm", groupedBmm)
 
 #undef MATMULVIZ_ENGINE_OP
-
-/// Kernel 08's prefix sum with its [2, blockDim.x] ints of dynamic shared memory.
-struct GroupOffsetsOp {
-  static constexpr const char* name = "grouped_bmm offsets";
-  template <class Ctx>
-  MATMULVIZ_HD static void run(Ctx& ctx, const GroupedBmmArgs& args) {
-    groupOffsets(ctx, args,
-                 sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2,
-                                      static_cast<int>(ctx.blockDim().x), kArraySums, "sums"});
-  }
-};
-
-/// Kernel 08's product with c[m], [J, K] floats, in dynamic shared memory.
-struct GroupedBmmOp {
-  static constexpr const char* name = "grouped_bmm";
-  template <class Ctx>
-  MATMULVIZ_HD static void run(Ctx& ctx, const GroupedBmmArgs& args) {
-    groupedBmm(ctx, args,
-               sim::SharedView<float>{static_cast<float*>(ctx.sharedMemory()), args.g.J, args.g.K,
-                                      kArrayCs, "cs"});
-  }
-};
 
 /// fillZero's arguments: t's storage as T of its element width, n elements from offset.
 template <class T>

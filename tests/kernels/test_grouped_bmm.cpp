@@ -48,12 +48,8 @@ Buckets bucket(const std::vector<std::int64_t>& q, int M, int tpb) {
   };
   add(sim::launch(configs.histogram, {}, options,
                   [&](auto& ctx) { kernels::groupHistogram(ctx, args); }));
-  const int threads = tpb * tpb;
-  add(sim::launch(configs.offsets, {}, options, [&](auto& ctx) {
-    kernels::groupOffsets(ctx, args,
-                          sim::SharedView<int>{static_cast<int*>(ctx.sharedMemory()), 2, threads,
-                                               kernels::kArraySums, "sums"});
-  }));
+  add(sim::launch(configs.offsets, {}, options,
+                  [&](auto& ctx) { kernels::groupOffsets(ctx, args); }));
   add(sim::launch(configs.scatter, {}, options,
                   [&](auto& ctx) { kernels::groupScatter(ctx, args); }));
   return b;
