@@ -189,9 +189,14 @@ std::vector<StrategyPhase> strategyPhases(std::string_view strategy, const Strat
     work += batched(items);
     return {{"c[q] and bmm", 1, 2, items * 8, work}};
   }
-  if (strategy == "fused") {  // the copy of q, then gather_bmm reading c through q in place
-    const KernelShape kernel{"gather_bmm", w.i, w.j, w.k, 16, w.n, w.m};
-    return {{"gather_bmm", 1, 1, items * 8, kernelCounts(kernel), "gather_bmm"}};
+  if (strategy == "fused") {
+    // the copy of q, then kernel 08 (bucketing and one block per matrix of c) where its
+    // c[m] fits in shared memory as float32 (core/ops/grouped_bmm_rule.h), else gather_bmm
+    // reading c through q in place
+    const bool grouped = w.elementBytes == 4 && cItem <= 48 * 1024;
+    const std::string kernelName = grouped ? "grouped_bmm" : "gather_bmm";
+    const KernelShape kernel{kernelName, w.i, w.j, w.k, 16, w.n, w.m};
+    return {{kernelName, 1, 1, items * 8, kernelCounts(kernel), kernelName}};
   }
   throw std::invalid_argument("strategy '" + std::string(strategy) +
                               "' has no cost model; allowed: strategy1, strategy2, strategy3, "

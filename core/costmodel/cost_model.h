@@ -105,7 +105,8 @@ struct StrategyPhase {
   std::uint64_t hostOps = 0;
   std::uint64_t blockingCopyBytes = 0;
   WorkCounts device;  ///< one repeat's kernels (cuBLAS's matmuls among them)
-  /// "gather_bmm": one repeat's device time is that kernel's model (kernel_cost.h, TPB 16) at
+  /// "grouped_bmm" or "gather_bmm": one repeat's device time is that kernel's model
+  /// (kernel_cost.h, TPB 16) at
   /// the workload's sizes; empty: the roofline of `device`, matmuls at the sgemm rate.
   std::string kernelModel;
 };

@@ -43,9 +43,14 @@ void writeKeptAlive(std::ostream& os, const StrategiesReport& report) {
     if (!r.ok) continue;
     for (const KeptAlive& k : r.keptAlive) {
       if (!worthTelling(k)) continue;
-      os << "  " << r.strategy << ": " << k.label << ", " << formatSize(k.bytes);
-      if (k.count > 1) os << " in " << k.count << " blocks";
-      os << ", " << k.why << "\n";
+      os << "  " << r.strategy << ": ";
+      if (k.count == 1 && k.why.starts_with(k.label + ", ")) {
+        os << k.why << "\n";  // a description that names the block and its size already
+      } else {
+        os << k.label << ", " << formatSize(k.bytes);
+        if (k.count > 1) os << " in " << k.count << " blocks";
+        os << ", " << k.why << "\n";
+      }
       toldAny = true;
     }
   }
