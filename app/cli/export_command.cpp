@@ -45,7 +45,7 @@ namespace {
 
 struct Options {
   ScenarioOptions scenario{.preset = "seed000"};
-  std::string out, formats = "png,svg,pdf,csv,json", model = "h100", title, report;
+  std::string out, formats = "png,svg,pdf,csv,json", model = "h200", title, report;
   std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
   double budget = 0.3;
   std::string budgetGraph;  ///< a graph file (kind "budget-graph"): its charts, not the example's
@@ -281,8 +281,8 @@ Action addExportCommand(CLI::App& app) {
   addScenarioOptions(*cmd, o->scenario, ScenarioDefaults::FromPreset,
                      "cpu (real data) | meta (memory only) | cuda (a GPU) (default: the preset's)");
   option("--model", o->model,
-         "GPU profile of the cost model's predicted time (a model, not a measurement): h100 "
-         "(default) | a100 | t4",
+         "GPU profile of the cost model's predicted time (a model, not a measurement): h200 "
+         "(default, the GPU the memory model defaults to) | h100 | a100 | t4 | FILE",
          "GPU");
   option("--title", o->title, "the run's title in the charts and history (default: the preset)",
          "TEXT");

@@ -2,9 +2,9 @@
 // The Strategies view's chart over the run history: time, curMem or maxMem per strategy, either
 // as bars of the latest run of each requires_grad setting side by side, or as one line per
 // strategy over the runs. The cost model's predicted GPU time is a separate series labelled
-// "model: H100 (predicted)" (time only). Failed strategies are gaps in lines and marked
-// "failed" under bars; nothing a history holds makes it throw. Runs on the meta device do no
-// arithmetic, so their (bookkeeping) times are left out of the time charts: "meta: not timed"
+// "model: H200 (predicted)" (time only; the profile's name). Failed strategies are gaps in lines
+// and marked "failed" under bars; nothing a history holds makes it throw. Runs on the meta device
+// do no arithmetic, so their (bookkeeping) times are left out of the time charts: "meta: not timed"
 // where a bar would be, gaps in lines; the prediction, a model of sizes, is still drawn. Only
 // series with something drawn are in the legend.
 

@@ -148,7 +148,8 @@ class MainWindow : public QMainWindow {
   QAction* leaveLessonAction_ = nullptr;
   std::optional<Scenario> beforeLesson_;  ///< set while a lesson's scenario is shown
   QString historyPath_;
-  costmodel::GpuProfile gpuProfile_ = *costmodel::findGpuProfile("h100");
+  // the memory model's default GPU (core/memory/pytorch_model.h), so both speak of one machine
+  costmodel::GpuProfile gpuProfile_ = *costmodel::findGpuProfile("h200");
   std::shared_ptr<const StrategiesReport> lastReport_;
   bool classroom_ = false;
   QFont normalFont_;
