@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ops/grouped_bmm_rule.h"
 #include "core/sim/hd.h"
 #include "core/sim/launch_config.h"
 #include "core/sim/views.h"
@@ -48,6 +49,21 @@ enum GroupedArrayId : int {
   kArraySums = 10,
   kArrayCs = 11
 };
+
+/// 08's operands over `buckets`: GroupedBmmWorkspace::ints(N, M) ints laid out as that struct
+/// says (counts, offsets, cursor, rows), all zero before the first launch. The simulator's
+/// registry, the CUDA runner and the engine carve them alike.
+inline GroupedBmmArgs groupedBmmArgs(const GatherBmmArgs& g, int* buckets) {
+  using W = GroupedBmmWorkspace;
+  const std::int64_t M = g.M;
+  GroupedBmmArgs p;
+  p.g = g;
+  p.counts = sim::view1d<int>(buckets + W::counts(M), M, kArrayCounts, "counts");
+  p.offsets = sim::view1d<int>(buckets + W::offsets(M), M + 1, kArrayOffsets, "offsets");
+  p.cursor = sim::view1d<int>(buckets + W::cursor(M), M, kArrayCursor, "cursor");
+  p.rows = sim::view1d<int>(buckets + W::rows(M), g.N, kArrayRows, "rows");
+  return p;
+}
 
 /// Step 1, the histogram: counts[m] += 1 for every item n with q[n] = m, one thread per item.
 template <class Ctx>

@@ -26,10 +26,11 @@ namespace matmulviz::kernels {
 ///  phase in one block is listed once)}], "prior_launches": [] or, for grouped_bmm, its
 ///  bucketing launches before the reported product [{"kernel", "grid", "block",
 ///  "shared_bytes", "threads", "global_loads", "global_stores", "bytes_read", "bytes_written",
-///  "shared_loads", "shared_stores", "barriers", "time_s"}], "trace": null | {"events_recorded", "events_dropped",
-///  "cap_bytes", "traced_blocks": "all" | [..]}} "model": null | {"gpu", "launches", "bytes_read",
-///  "bytes_written", "flops", "on_chip_bytes", "memory_s", "on_chip_s", "compute_s", "launch_s",
-///  "predicted_s", "bound", "explanation", "note"}} (with `gpu`, see launchModelJson)
+///  "shared_loads", "shared_stores", "barriers", "time_s"}], "trace": null | {"events_recorded",
+///  "events_dropped", "cap_bytes", "traced_blocks": "all" | [..]}} "model": null | {"gpu",
+///  "launches", "bytes_read", "bytes_written", "flops", "on_chip_bytes", "memory_s", "on_chip_s",
+///  "compute_s", "launch_s", "predicted_s", "bound", "explanation", "note"}} (with `gpu`, see
+///  launchModelJson)
 nlohmann::ordered_json launchJson(const KernelVariant& variant, const MatmulProblem& problem,
                                   int tpb, const SimulatedRun& run,
                                   const costmodel::GpuProfile* gpu = nullptr);

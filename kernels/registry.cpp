@@ -165,21 +165,8 @@ sim::LaunchReport simulateGrouped(const MatmulProblem& p, int tpb, const MatmulI
                                   float* out, const sim::LaunchOptions& options,
                                   GroupedBuckets* buckets) {
   const GroupedBmmConfigs configs = groupedBmmShapes(p, tpb);
-  GroupedBuckets own;
-  GroupedBuckets& b = buckets != nullptr ? *buckets : own;
-  b.counts.assign(static_cast<std::size_t>(p.table), 0);
-  b.offsets.assign(static_cast<std::size_t>(p.table) + 1, 0);
-  b.rows.assign(static_cast<std::size_t>(p.batch), 0);
-  std::vector<int>& counts = b.counts;
-  std::vector<int>& offsets = b.offsets;
-  std::vector<int>& rows = b.rows;
-  std::vector<int> cursor(static_cast<std::size_t>(p.table), 0);
-  GroupedBmmArgs args;
-  args.g = gatherArgs(p, in, out);
-  args.counts = sim::view1d<int>(counts.data(), p.table, kArrayCounts, "counts");
-  args.offsets = sim::view1d<int>(offsets.data(), p.table + 1, kArrayOffsets, "offsets");
-  args.cursor = sim::view1d<int>(cursor.data(), p.table, kArrayCursor, "cursor");
-  args.rows = sim::view1d<int>(rows.data(), p.batch, kArrayRows, "rows");
+  std::vector<int> ints(static_cast<std::size_t>(GroupedBmmWorkspace::ints(p.batch, p.table)), 0);
+  const GroupedBmmArgs args = groupedBmmArgs(gatherArgs(p, in, out), ints.data());
   std::vector<sim::ArrayInfo> arrays = gatherArrays(p);
   arrays.push_back({kArrayCounts, "counts", false, {p.table}, 4});
   arrays.push_back({kArrayOffsets, "offsets", false, {p.table + 1}, 4});
@@ -206,6 +193,12 @@ sim::LaunchReport simulateGrouped(const MatmulProblem& p, int tpb, const MatmulI
   sim::LaunchReport report = sim::launch(configs.grouped, std::move(arrays), options,
                                          [&](auto& ctx) { groupedBmm(ctx, args); });
   mergePriors(report, std::move(priors), options.maxDiagnostics);
+  if (buckets != nullptr) {
+    const auto part = [&](const sim::GlobalView<int>& v) {
+      return std::vector<int>(v.data, v.data + v.sizes[0]);
+    };
+    *buckets = {part(args.counts), part(args.offsets), part(args.rows)};
+  }
   return report;
 }
 

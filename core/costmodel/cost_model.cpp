@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/costmodel/kernel_cost.h"
+#include "core/sim/launch_config.h"
 #include "core/util/format_units.h"
 
 namespace matmulviz::costmodel {
@@ -193,7 +194,7 @@ std::vector<StrategyPhase> strategyPhases(std::string_view strategy, const Strat
     // the copy of q, then kernel 08 (bucketing and one block per matrix of c) where its
     // c[m] fits in shared memory as float32 (core/ops/grouped_bmm_rule.h), else gather_bmm
     // reading c through q in place
-    const bool grouped = w.elementBytes == 4 && cItem <= 48 * 1024;
+    const bool grouped = w.elementBytes == 4 && cItem <= sim::CudaLimits::maxSharedBytesPerBlock;
     const std::string kernelName = grouped ? "grouped_bmm" : "gather_bmm";
     const KernelShape kernel{kernelName, w.i, w.j, w.k, 16, w.n, w.m};
     return {{kernelName, 1, 1, items * 8, kernelCounts(kernel), kernelName}};

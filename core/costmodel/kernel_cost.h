@@ -33,8 +33,9 @@ std::string modelledKernelNames();
 /// Whether kernelCounts knows `kernel`.
 bool hasKernelModel(std::string_view kernel);
 
-/// The counts of one launch (launches = 1; grouped_bmm: its 4 launches and 2 memsets, 6). Throws std::invalid_argument for a kernel without a
-/// model (the faulty teaching kernels among them), sizes < 1 or tpb outside 1..32.
+/// The counts of one launch (launches = 1; grouped_bmm: its 4 launches and 2 memsets, 6). Throws
+/// std::invalid_argument for a kernel without a model (the faulty teaching kernels among them),
+/// sizes < 1 or tpb outside 1..32.
 WorkCounts kernelCounts(const KernelShape& shape);
 
 /// predict(kernelCounts(shape), gpu), with cuBLAS's FLOPs at gpu.sgemmFlopsPerS; the explanation

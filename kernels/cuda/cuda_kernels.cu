@@ -111,27 +111,19 @@ GatherBmmArgs deviceGatherArgs(const MatmulProblem& p, const float* a, const flo
                        asInt(p.table));
 }
 
-/// 08: each timed launch is the whole kernel, from q to out: the two memsets that zero counts
-/// and cursor, the bucketing's three launches and the grouped product.
+/// 08: each timed launch is the whole kernel, from q to out: the memset that zeroes the buckets,
+/// the bucketing's three launches and the grouped product.
 CudaRun runGroupedBmm(const MatmulProblem& p, int tpb, const MatmulInputs& in, int repeats,
                       DeviceBuffer<float>& a, DeviceBuffer<float>& c, DeviceBuffer<float>& out) {
   const GroupedBmmConfigs configs =
       GroupedBmmConfigs::of(asInt(p.batch), asInt(p.K), asInt(p.N), asInt(p.table), tpb);
   DeviceBuffer<std::int64_t> q(in.q);
-  DeviceBuffer<int> counts(static_cast<std::size_t>(p.table));
-  DeviceBuffer<int> offsets(static_cast<std::size_t>(p.table) + 1);
-  DeviceBuffer<int> cursor(static_cast<std::size_t>(p.table));
-  DeviceBuffer<int> rows(static_cast<std::size_t>(p.batch));
-  GroupedBmmArgs args;
-  args.g = deviceGatherArgs(p, a.get(), c.get(), q.get(), out.get());
-  args.counts = sim::view1d<int>(counts.get(), p.table, kArrayCounts, "counts");
-  args.offsets = sim::view1d<int>(offsets.get(), p.table + 1, kArrayOffsets, "offsets");
-  args.cursor = sim::view1d<int>(cursor.get(), p.table, kArrayCursor, "cursor");
-  args.rows = sim::view1d<int>(rows.get(), p.batch, kArrayRows, "rows");
+  DeviceBuffer<int> buckets(static_cast<std::size_t>(GroupedBmmWorkspace::ints(p.batch, p.table)));
+  const GroupedBmmArgs args =
+      groupedBmmArgs(deviceGatherArgs(p, a.get(), c.get(), q.get(), out.get()), buckets.get());
   return timeLaunches(
       [&] {
-        MATMULVIZ_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, counts.size() * sizeof(int)));
-        MATMULVIZ_CUDA_CHECK(cudaMemsetAsync(cursor.get(), 0, cursor.size() * sizeof(int)));
+        MATMULVIZ_CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, buckets.size() * sizeof(int)));
         groupHistogramKernel<<<toDim3(configs.histogram.gridDim),
                                toDim3(configs.histogram.blockDim)>>>(args);
         groupOffsetsKernel<<<toDim3(configs.offsets.gridDim), toDim3(configs.offsets.blockDim),

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/ops/grouped_bmm_rule.h"
+#include "kernels/04_gather_bmm.h"
 #include "kernels/engine/engine_args.h"
 #include "kernels/engine/engine_backend.h"
 #include "kernels/engine/engine_ops.h"
@@ -218,22 +219,12 @@ void EngineBackend<Device>::gatherBmmGrouped(const Tensor& out, const Tensor& a,
   if (buckets.numel() < GroupedBmmWorkspace::int64Elements(N, M))
     throw std::invalid_argument(std::string(op) + ": the bucket workspace is too small");
   using detail::elementsOf;
-  GroupedBmmArgs p;
-  p.g.a = sim::view3d(elementsOf<const float>(a), N, I, J, kArrayA, "a");
-  p.g.c = sim::view3d(elementsOf<const float>(c), M, J, K, kArrayB, "c");
-  p.g.q = sim::view1d(elementsOf<const std::int64_t>(q), N, kArrayQ, "q");
-  p.g.out = sim::view3d(elementsOf<float>(out), N, I, K, kArrayC, "out");
-  p.g.N = static_cast<int>(N);
-  p.g.I = static_cast<int>(I);
-  p.g.J = static_cast<int>(J);
-  p.g.K = static_cast<int>(K);
-  p.g.M = static_cast<int>(M);
-  int* ints = reinterpret_cast<int*>(elementsOf<std::int64_t>(buckets));
-  p.counts = sim::view1d<int>(ints + GroupedBmmWorkspace::counts(M), M, kArrayCounts, "counts");
-  p.offsets =
-      sim::view1d<int>(ints + GroupedBmmWorkspace::offsets(M), M + 1, kArrayOffsets, "offsets");
-  p.cursor = sim::view1d<int>(ints + GroupedBmmWorkspace::cursor(M), M, kArrayCursor, "cursor");
-  p.rows = sim::view1d<int>(ints + GroupedBmmWorkspace::rows(M), N, kArrayRows, "rows");
+  const GroupedBmmArgs p = groupedBmmArgs(
+      kernels::gatherBmmArgs(elementsOf<const float>(a), elementsOf<const float>(c),
+                             elementsOf<const std::int64_t>(q), elementsOf<float>(out),
+                             static_cast<int>(N), static_cast<int>(I), static_cast<int>(J),
+                             static_cast<int>(K), static_cast<int>(M)),
+      reinterpret_cast<int*>(elementsOf<std::int64_t>(buckets)));
   const GroupedBmmConfigs configs =
       GroupedBmmConfigs::of(p.g.N, p.g.J, p.g.K, p.g.M, kGroupedBmmTpb);
   device().zeroBytes(buckets);  // counts and cursor start at zero
