@@ -95,19 +95,20 @@ bool isCublas(std::string_view kernel) {
   return kernel.starts_with("cublas_");
 }
 
-/// kernels/08_grouped_bmm.h: two memsets and four launches. Device memory: a, the matrices of c
-/// q can pick and out once each, q read by the histogram and the scatter, the int32 bucket
-/// arrays (counts and cursor updated atomically once per item, offsets, rows). On chip: block m
-/// stages c[m] (its lines read, then stored to shared memory); then each warp covers 32 / TPB
-/// rows of TPB columns (one row when TPB = 32) and, at each j, loads a[n, i, j] (one line per
-/// row, a broadcast across the row's threads) and one row of cs, and stores one line per row.
+/// kernels/08_grouped_bmm.h: one memset (the buckets' counts and cursor) and four launches. Device
+/// memory: a, the matrices of c q can pick and out once each, q read by the histogram and the
+/// scatter, the int32 bucket arrays (counts and cursor updated atomically once per item, offsets,
+/// rows). On chip: block m stages c[m] (its lines read, then stored to shared memory); then each
+/// warp covers 32 / TPB rows of TPB columns (one row when TPB = 32) and, at each j, loads a[n, i,
+/// j] (one line per row, a broadcast across the row's threads) and one row of cs, and stores one
+/// line per row.
 WorkCounts groupedBmmCounts(const KernelShape& s) {
   const std::uint64_t f = 4;
   const std::uint64_t items = u(s.batch), table = u(s.table);
   const std::uint64_t used = u(std::min(s.batch, s.table));
   const std::uint64_t M = u(s.M), K = u(s.K), N = u(s.N), T = u(s.tpb);
   WorkCounts w;
-  w.launches = 6;
+  w.launches = 5;
   w.bytesRead = (items * M * K + used * K * N) * f + 2 * items * 8 +
                 (2 * items + 2 * table + 2 * table + items + items) * 4;
   w.bytesWritten = items * M * N * f + (2 * items + table + 1 + items) * 4;

@@ -33,7 +33,7 @@ std::string modelledKernelNames();
 /// Whether kernelCounts knows `kernel`.
 bool hasKernelModel(std::string_view kernel);
 
-/// The counts of one launch (launches = 1; grouped_bmm: its 4 launches and 2 memsets, 6). Throws
+/// The counts of one launch (launches = 1; grouped_bmm: its 4 launches and 1 memset, 5). Throws
 /// std::invalid_argument for a kernel without a model (the faulty teaching kernels among them),
 /// sizes < 1 or tpb outside 1..32.
 WorkCounts kernelCounts(const KernelShape& shape);
