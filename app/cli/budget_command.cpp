@@ -32,14 +32,14 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-struct Options {
+struct BudgetOptions {
   std::string script, function = "f", budgets = "0:1:0.1", solver = "dp", json, graphOut;
   bool noSweep = false;
 };
 
 /// Runs `python3 -m matmulviz._budget ...` writing its JSON to `out`; the child's stdout goes to
 /// stderr (a script's own prints must not mix with `--json -`). Returns its exit status.
-int runSweep(const Options& o, const std::string& out) {
+int runSweep(const BudgetOptions& o, const std::string& out) {
   const std::string path = pythonPackagePath();
   std::vector<std::string> args{kPython,      "-m",       "matmulviz._budget", o.script,
                                 "--function", o.function, "--budgets",         o.budgets,
@@ -97,7 +97,7 @@ void writeText(std::ostream& os, const nlohmann::ordered_json& r) {
   }
 }
 
-int run(const Options& o) {
+int runBudget(const BudgetOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(o.script, ec)) {
     std::cerr << "matmulviz-cli budget: no such script: " << o.script << "\n";
@@ -155,7 +155,7 @@ int run(const Options& o) {
 
 int traceToGraphFile(const std::string& script, const std::string& function,
                      const std::string& graphOut) {
-  Options o;
+  BudgetOptions o;
   o.script = script;
   o.function = function;
   o.graphOut = graphOut;
@@ -169,7 +169,7 @@ int traceToGraphFile(const std::string& script, const std::string& function,
 }
 
 Action addBudgetCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<BudgetOptions>();
   CLI::App* cmd = app.add_subcommand(
       "budget",
       "Activation memory against recomputation, as torch.compile's partitioner decides it: "
@@ -197,7 +197,7 @@ Action addBudgetCommand(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_flag("--no-sweep", o->noSweep,
                 "only trace and write --graph-out: compile nothing, measure nothing");
-  return [o] { return run(*o); };
+  return [o] { return runBudget(*o); };
 }
 
 }  // namespace matmulviz::cli

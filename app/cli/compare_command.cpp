@@ -22,7 +22,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-struct Options {
+struct CompareOptions {
   std::vector<std::string> files;  ///< A and B
   std::string json, out, formats = "png,svg,pdf,csv";
   int rows = 20;
@@ -42,7 +42,8 @@ std::vector<std::string> parseFormats(const std::string& text) {
 }
 
 /// Renders the charts into o.out; returns 0, or 1 when a file could not be written.
-int writeCharts(const Options& o, const ReportComparison& c, const std::vector<std::string>& f) {
+int writeCharts(const CompareOptions& o, const ReportComparison& c,
+                const std::vector<std::string>& f) {
 #ifdef MATMULVIZ_HAVE_EXPORT
   const auto app = makeApplication();
   QStringList formats;
@@ -64,7 +65,7 @@ int writeCharts(const Options& o, const ReportComparison& c, const std::vector<s
 }
 
 /// Checks the output options before any file is read; throws std::invalid_argument.
-std::vector<std::string> checkOptions(const Options& o, const CLI::App& cmd) {
+std::vector<std::string> checkOptions(const CompareOptions& o, const CLI::App& cmd) {
   checkOutputPath(o.json, "--json");
   if (o.rows < 0) throw std::invalid_argument("--rows: must be 0 (all) or more");
   const bool out = cmd.get_option("--out")->count() > 0;
@@ -81,7 +82,7 @@ std::vector<std::string> checkOptions(const Options& o, const CLI::App& cmd) {
   return formats;
 }
 
-int run(const Options& o, const CLI::App& cmd) {
+int runCompare(const CompareOptions& o, const CLI::App& cmd) {
   std::vector<std::string> formats;
   std::pair<CompareInput, CompareInput> loaded;
   ReportComparison c;
@@ -112,7 +113,7 @@ int run(const Options& o, const CLI::App& cmd) {
 }  // namespace
 
 Action addCompareCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare two reports (strategies --json, with --timeline for memory; Python runs' "
@@ -142,7 +143,7 @@ Action addCompareCommand(CLI::App& app) {
                   "at most N rows per per-label list and per event table in the text (0: all; "
                   "default 20)")
       ->type_name("N");
-  return [o, cmd] { return run(*o, *cmd); };
+  return [o, cmd] { return runCompare(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -28,7 +28,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-struct Options {
+struct EinsumOptions {
   std::string equation, shapes, dtype = "float32", seed = "0", json, inputs, saveDir;
   std::string device = "cpu";
 };
@@ -61,7 +61,7 @@ std::vector<Shape> parseShapes(const std::string& text) {
 }
 
 /// Host operands: from --inputs (checked against --shapes when given) or random.
-std::vector<Tensor> loadOperands(const Options& o, DType dtype) {
+std::vector<Tensor> loadOperands(const EinsumOptions& o, DType dtype) {
   std::vector<Tensor> ops;
   const std::vector<Shape> shapes = o.shapes.empty() ? std::vector<Shape>{} : parseShapes(o.shapes);
   if (o.inputs.empty()) {
@@ -180,7 +180,7 @@ void writeText(std::ostream& os, const std::string& equation, DType dtype, const
   if (!r.warning.empty()) os << "warning: " << r.warning << "\n";
 }
 
-int run(const Options& o, const CLI::App& cmd) {
+int runEinsum(const EinsumOptions& o, const CLI::App& cmd) {
   DType dtype{};
   std::vector<Tensor> ops;
   try {
@@ -236,7 +236,7 @@ int run(const Options& o, const CLI::App& cmd) {
 }  // namespace
 
 Action addEinsumCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<EinsumOptions>();
   CLI::App* cmd = app.add_subcommand(
       "einsum",
       "torch.einsum on the engine (as in the fast.ai lesson \"Finishing up Matmul\"): operands "
@@ -261,7 +261,7 @@ Action addEinsumCommand(CLI::App& app) {
       ->type_name("PATH|-");
   cmd->add_option("--save-dir", o->saveDir, "write DIR/operand<i>.npy and DIR/out.npy")
       ->type_name("DIR");
-  return [o, cmd] { return run(*o, *cmd); };
+  return [o, cmd] { return runEinsum(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

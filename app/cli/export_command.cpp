@@ -43,7 +43,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-struct Options {
+struct ExportOptions {
   ScenarioOptions scenario{.preset = "seed000"};
   std::string out, formats = "png,svg,pdf,csv,json", model = "h200", title, report;
   std::string budgetExample = "mm-cos-chain";  ///< the Budget view's charts; "none": not written
@@ -69,7 +69,7 @@ QStringList parseFormats(const std::string& text) {
 
 /// --budget-example names an example or "none"; --budget is within [0, 1]. Throws
 /// std::invalid_argument naming the option.
-void checkBudgetOptions(const Options& o) {
+void checkBudgetOptions(const ExportOptions& o) {
   QStringList allowed{QStringLiteral("none")};
   for (const ui::BudgetExample& e : ui::budgetExamples()) allowed << e.key;
   if (!allowed.contains(QString::fromStdString(o.budgetExample)))
@@ -88,7 +88,7 @@ void checkBudgetOptions(const Options& o) {
 }
 
 /// The scenario options, with the timeline and the outputs (dA, dC for the heatmaps) kept.
-RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
+RunConfig buildConfig(const ExportOptions& o, const CLI::App& cmd) {
   RunConfig c = scenarioConfig(o.scenario, cmd);
   c.recordTimeline = true;
   c.keepOutputs = true;
@@ -145,7 +145,7 @@ QStringList writeReportFiles(const StrategiesReport& report, const ui::RunHistor
 /// `export --report FILE`: the charts, table and files of a report read back (no run). Exit
 /// status 2 when the report or an option is refused, 1 when writing fails or a run in the
 /// report failed.
-int exportReport(const Options& o, const CLI::App& cmd) {
+int exportReport(const ExportOptions& o, const CLI::App& cmd) {
   for (const char* runOption : {"--preset", "--n", "--m", "--i", "--j", "--k", "--batch", "--dtype",
                                 "--requires-grad", "--strategies", "--repeats", "--seed",
                                 "--device", "--device-memory", "--pytorch", "--gpu", "--backward"})
@@ -189,7 +189,7 @@ int exportReport(const Options& o, const CLI::App& cmd) {
 
 /// --budget-script: traces the function into a temporary graph file that --budget-graph then
 /// names (removed with `dir`). Returns 0 or the tracer's exit status.
-int traceBudgetScript(Options& o, QTemporaryDir& dir) {
+int traceBudgetScript(ExportOptions& o, QTemporaryDir& dir) {
   if (o.budgetScript.empty()) return 0;
   if (!o.budgetGraph.empty()) {
     std::cerr << "matmulviz-cli export: --budget-script and --budget-graph exclude each other\n";
@@ -204,9 +204,9 @@ int traceBudgetScript(Options& o, QTemporaryDir& dir) {
   return traceToGraphFile(o.budgetScript, o.budgetFunction, o.budgetGraph);
 }
 
-int run(const Options& given, const CLI::App& cmd) {
+int runExport(const ExportOptions& given, const CLI::App& cmd) {
   if (!given.report.empty()) return exportReport(given, cmd);
-  Options o = given;
+  ExportOptions o = given;
   QTemporaryDir traced;
   if (const int status = traceBudgetScript(o, traced); status != 0) return status;
   RunConfig config;
@@ -266,7 +266,7 @@ int run(const Options& given, const CLI::App& cmd) {
 }  // namespace
 
 Action addExportCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "export",
       "Run a strategies scenario and write its charts (PNG, SVG, PDF; the desktop app's chart "
@@ -310,7 +310,7 @@ Action addExportCommand(CLI::App& app) {
   cmd->add_option("--budget", o->budget,
                   "the activation memory budget of those charts, 0 to 1 (default 0.3)")
       ->type_name("B");
-  return [o, cmd] { return run(*o, *cmd); };
+  return [o, cmd] { return runExport(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -27,7 +27,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-struct Options {
+struct MultiheadOptions {
   std::string b = "2", s = "8", h = "16", e = "4", heads = "4", topP = "1.0", topK;
   std::string dtype = "float32", seed = "0", json, saveDir, timeline, device = "cpu";
   std::string a1Path, pPath, w1Path, gradOutputPath;
@@ -72,7 +72,7 @@ Tensor readInput(const std::string& path, const char* arg, const Shape& shape) {
 }
 
 /// Sizes from the options, or from the .npy inputs where an option was not given.
-MultiheadConfig buildConfig(const Options& o, const CLI::App& cmd, MultiheadInputs& in) {
+MultiheadConfig buildConfig(const MultiheadOptions& o, const CLI::App& cmd, MultiheadInputs& in) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   MultiheadConfig c;
   auto size = [&](const char* arg, const std::string& text) {
@@ -245,7 +245,7 @@ void saveOutputs(const std::string& dir, const MultiheadReport& r) {
   npy::write((d / "mask.npy").string(), fromDoubles({r.config.b, r.config.s}, mask, DType::Int64));
 }
 
-int run(const Options& o, const CLI::App& cmd) {
+int runMultihead(const MultiheadOptions& o, const CLI::App& cmd) {
   MultiheadConfig config;
   MultiheadInputs inputs;
   try {
@@ -293,7 +293,7 @@ int run(const Options& o, const CLI::App& cmd) {
 }  // namespace
 
 Action addMultiheadCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MultiheadOptions>();
   CLI::App* cmd = app.add_subcommand(
       "multihead",
       "matmul_with_importance of the multi-head matmul assignment: O3 = multi-head matmul of the "
@@ -327,7 +327,7 @@ Action addMultiheadCommand(CLI::App& app) {
   option("--W1", o->w1Path, "W1 from a .npy file [h, e]", "FILE.npy");
   option("--grad-output", o->gradOutputPath,
          "grad_output from a .npy file [t, nh, e] (implies --backward)", "FILE.npy");
-  return [o, cmd] { return run(*o, *cmd); };
+  return [o, cmd] { return runMultihead(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -32,7 +32,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-struct Options {
+struct StrategiesOptions {
   ScenarioOptions scenario;
   std::string json, timeline, saveDir, aPath, cPath, qPath, gradOutputPath, model;
   bool force = false;
@@ -40,7 +40,7 @@ struct Options {
 };
 
 /// The scenario options, then this command's own. Throws BadInput or invalid_argument.
-RunConfig buildConfig(const Options& o, const CLI::App& cmd) {
+RunConfig buildConfig(const StrategiesOptions& o, const CLI::App& cmd) {
   RunConfig c = scenarioConfig(o.scenario, cmd);
   c.force = o.force;
   c.recordTimeline = !o.timeline.empty();
@@ -54,7 +54,7 @@ Tensor readInput(const std::string& path, const char* arg, const std::vector<DTy
   return t.dtype() == want ? t : toDType(t, want);
 }
 
-Inputs loadInputs(const Options& o, const RunConfig& c) {
+Inputs loadInputs(const StrategiesOptions& o, const RunConfig& c) {
   const Workload& w = c.workload;
   const bool withData = c.device != DeviceKind::Meta;
   Inputs in = makeRandomInputs(w, c.seed, withData);
@@ -106,7 +106,7 @@ void saveOutputs(const std::string& dir, const StrategiesReport& report) {
 /// text report with predictions, the timeline, the saved tensors, the "wrote" lines and the
 /// accuracy warnings. Returns the exit status: 1 when a run failed, its accuracy check failed or
 /// --save-dir could not be written, else 0.
-int emitReport(const Options& o, const StrategiesReport& report) {
+int emitReport(const StrategiesOptions& o, const StrategiesReport& report) {
   const costmodel::GpuProfile* gpu = o.gpu ? &*o.gpu : nullptr;
   ReportWriters w;
   // With --timeline the report holds the timeline too (for the app and `export --report`),
@@ -128,7 +128,7 @@ int emitReport(const Options& o, const StrategiesReport& report) {
   return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
 }
 
-int run(Options& o, const CLI::App& cmd) {
+int runStrategies(StrategiesOptions& o, const CLI::App& cmd) {
   RunConfig config;
   Inputs inputs;
   Tensor gradOutput;
@@ -182,7 +182,7 @@ int run(Options& o, const CLI::App& cmd) {
 }  // namespace
 
 Action addStrategiesCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<StrategiesOptions>();
   CLI::App* cmd = app.add_subcommand(
       "strategies",
       "The gathered batched matmul out[n] = a[n] @ c[q[n]] (a [N,I,J], c [M,J,K], q [N]) with the "
@@ -213,7 +213,7 @@ Action addStrategiesCommand(CLI::App& app) {
          "name names)",
          "GPU|FILE");
   option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy", "DIR");
-  return [o, cmd] { return run(*o, *cmd); };
+  return [o, cmd] { return runStrategies(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

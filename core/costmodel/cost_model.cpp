@@ -36,7 +36,7 @@ const GpuProfile kProfiles[] = {
      6e9, "datasheet; host terms as measured with an H200"},
 };
 
-std::uint64_t u(std::int64_t v) {
+std::uint64_t asCount(std::int64_t v) {
   return static_cast<std::uint64_t>(v);
 }
 
@@ -154,19 +154,20 @@ Prediction predict(const WorkCounts& work, const GpuProfile& gpu, double flopsPe
 }
 
 std::vector<StrategyPhase> strategyPhases(std::string_view strategy, const StrategyWorkload& w) {
-  const std::uint64_t e = u(w.elementBytes);
-  const std::uint64_t items = u(w.n);
-  const std::uint64_t cItem = u(w.j) * u(w.k) * e;  // one matrix of c, bytes
+  const std::uint64_t e = asCount(w.elementBytes);
+  const std::uint64_t items = asCount(w.n);
+  const std::uint64_t cItem = asCount(w.j) * asCount(w.k) * e;  // one matrix of c, bytes
   // one matmul of a row: out[n] [I, K] = a[n] [I, J] @ c' [J, K], a cuBLAS launch
-  const WorkCounts matmulItem{1, u(w.i) * u(w.j) * e + cItem, u(w.i) * u(w.k) * e,
-                              2 * u(w.i) * u(w.j) * u(w.k), 0};
+  const WorkCounts matmulItem{1, asCount(w.i) * asCount(w.j) * e + cItem,
+                              asCount(w.i) * asCount(w.k) * e,
+                              2 * asCount(w.i) * asCount(w.j) * asCount(w.k), 0};
   // gathering `rows` matrices of c through an index already on the device: read, write them
   const auto gather = [&](std::uint64_t rows) {
     return WorkCounts{1, rows * 8 + rows * cItem, rows * cItem, 0, 0};
   };
-  const StrategyPhase cat{
-      "cat", 1, 1, 0,
-      WorkCounts{1, items * u(w.i) * u(w.k) * e, items * u(w.i) * u(w.k) * e, 0, 0}};
+  const StrategyPhase cat{"cat", 1, 1, 0,
+                          WorkCounts{1, items * asCount(w.i) * asCount(w.k) * e,
+                                     items * asCount(w.i) * asCount(w.k) * e, 0, 0}};
   const auto batched = [&](std::uint64_t rows) {  // one bmm over `rows` items
     WorkCounts bmm = times(matmulItem, rows);
     bmm.launches = 1;
@@ -180,7 +181,7 @@ std::vector<StrategyPhase> strategyPhases(std::string_view strategy, const Strat
   }
   if (strategy ==
       "strategy3") {  // per step a[..], q[..], c[q[..]] (copy of the index, gather), bmm
-    const std::uint64_t b = u(w.batch), steps = (items + b - 1) / b;
+    const std::uint64_t b = asCount(w.batch), steps = (items + b - 1) / b;
     WorkCounts step = gather(b);
     step += batched(b);
     return {{"steps", steps, 4, b * 8, step}, cat};

@@ -15,10 +15,6 @@ namespace matmulviz::partitioner {
 
 namespace {
 
-size_t ix(NodeId n) {
-  return static_cast<size_t>(n);
-}
-
 // Python's repr of a float: the shortest round-trip digits, ".0" after an integral value.
 std::string pythonRepr(double v) {
   char buf[64];

@@ -20,6 +20,10 @@ namespace matmulviz::partitioner {
 
 /// A node's position in graph order (0-based).
 using NodeId = int32_t;
+/// `n` as an index into per-node vectors (n >= 0).
+inline size_t ix(NodeId n) {
+  return static_cast<size_t>(n);
+}
 /// "No node": a gradient output that is None.
 inline constexpr NodeId kNoNode = -1;
 

@@ -15,10 +15,6 @@ namespace matmulviz::partitioner {
 
 namespace {
 
-size_t ix(NodeId n) {
-  return static_cast<size_t>(n);
-}
-
 // is_materialized_backwards: from X through its view users, does some visited node have a user
 // outside the forward graph that cannot fuse with it?
 bool isMaterializedBackwards(const JointGraph& g, const NodeInfo& info, NodeId x) {

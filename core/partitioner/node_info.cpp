@@ -6,10 +6,6 @@ namespace matmulviz::partitioner {
 
 namespace {
 
-size_t ix(NodeId n) {
-  return static_cast<size_t>(n);
-}
-
 void markRequiredBw(const JointGraph& g, NodeInfo& info) {
   for (NodeId i = 0; i < g.size(); ++i) {
     const Node& n = g.node(i);

@@ -1,6 +1,7 @@
 #include "core/report/report_load.h"
 
 #include "core/util/bad_input.h"
+#include "core/util/json_fields.h"
 
 #include "core/report/timeline_json.h"
 #include "core/tensor/dtype.h"
@@ -256,15 +257,6 @@ LoadedReport ReportReader::read(const nlohmann::json& doc) {
   return out;
 }
 
-/// nlohmann::json's message without its "[json.exception.parse_error.101] " tag.
-std::string withoutLibraryTag(const std::string& what) {
-  if (what.starts_with("[json.exception.")) {
-    const size_t end = what.find("] ");
-    if (end != std::string::npos) return what.substr(end + 2);
-  }
-  return what;
-}
-
 }  // namespace
 
 nlohmann::json parseReportJson(const std::string& text, const std::string& file) {
@@ -277,9 +269,9 @@ nlohmann::json parseReportJson(const std::string& text, const std::string& file)
     const bool atEnd = e.byte >= text.size();
     throw ReportLoadError(file, std::string(atEnd ? "the file ends early (truncated?): "
                                                   : "the file is not valid JSON: ") +
-                                    withoutLibraryTag(e.what()));
+                                    jsonMessageWithoutTag(e.what()));
   } catch (const nlohmann::json::exception& e) {  // a number beyond double (out_of_range.406)
-    throw ReportLoadError(file, "the file is not valid JSON: " + withoutLibraryTag(e.what()));
+    throw ReportLoadError(file, "the file is not valid JSON: " + jsonMessageWithoutTag(e.what()));
   }
 }
 

@@ -19,15 +19,6 @@ long lineAt(const std::string& text, size_t offset) {
   return 1 + std::count(text.begin(), text.begin() + upTo, '\n');
 }
 
-/// nlohmann::json's message without its "[json.exception.parse_error.101] " tag.
-std::string withoutLibraryTag(const std::string& what) {
-  if (what.starts_with("[json.exception.")) {
-    const size_t end = what.find("] ");
-    if (end != std::string::npos) return what.substr(end + 2);
-  }
-  return what;
-}
-
 }  // namespace
 
 Preset parsePreset(const std::string& json, const std::string& name, const std::string& source) {
@@ -36,11 +27,11 @@ Preset parsePreset(const std::string& json, const std::string& name, const std::
     j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(source + ":" + std::to_string(lineAt(json, e.byte)) + ": " +
-                                withoutLibraryTag(e.what()));
+                                jsonMessageWithoutTag(e.what()));
   } catch (const nlohmann::json::exception& e) {
     // out_of_range.406 "number overflow parsing '1E1072'" (found by tests/fuzz/fuzz_preset): a
     // number beyond double. No byte offset: the line is that of the number's text.
-    const std::string what = withoutLibraryTag(e.what());
+    const std::string what = jsonMessageWithoutTag(e.what());
     size_t at = json.size();
     if (const size_t q = what.find('\''); q != std::string::npos) {
       const std::string token = what.substr(q + 1, what.find('\'', q + 1) - q - 1);

@@ -24,6 +24,14 @@ std::string shortDouble(double v) {
 
 }  // namespace
 
+std::string jsonMessageWithoutTag(const std::string& what) {
+  if (what.starts_with("[json.exception.")) {
+    const size_t end = what.find("] ");
+    if (end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
 std::string jsonTypeName(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::null:

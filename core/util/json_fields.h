@@ -13,6 +13,10 @@
 
 namespace matmulviz {
 
+/// nlohmann::json's exception message `what` without its "[json.exception.parse_error.101] "
+/// tag, for messages that name the file themselves.
+std::string jsonMessageWithoutTag(const std::string& what);
+
 /// The fields of `object`, a JSON value of the file `what` names (e.g. "preset 'x.json'").
 /// Every error is a std::invalid_argument "<what>: field '<key>' <why>", e.g.
 /// "preset 'x.json': field 'n' is 1.31e+41 (allowed: 1 to 2147483647)" or

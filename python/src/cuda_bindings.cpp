@@ -21,15 +21,11 @@ namespace matmulviz::python {
 
 namespace {
 
-CachingAllocator& allocator() {
-  return Runtime::instance().cuda()->allocator();
-}
-
 /// memory_stats(): "<stat>.<pool>.<current|peak>" for allocated_bytes, requested_bytes,
 /// reserved_bytes, active_bytes (a block is active while allocated: this model has no streams)
 /// and segment, plus num_alloc_retries and num_ooms.
 std::map<std::string, int64_t> memoryStats() {
-  const CachingAllocator& a = allocator();
+  const CachingAllocator& a = cudaAllocator();
   std::map<std::string, int64_t> s;
   auto put = [&](const std::string& pool, const MemoryCounters& cur, const MemoryCounters& peak,
                  int64_t segments, int64_t peakSegments) {
@@ -67,13 +63,13 @@ std::vector<std::tuple<std::string, int64_t, int>> temporarySteps(
 }  // namespace
 
 void bindCuda(py::module_& m) {
-  m.def("memory_allocated", [] { return allocator().current().allocatedBytes; });
-  m.def("max_memory_allocated", [] { return allocator().peak().allocatedBytes; });
-  m.def("memory_reserved", [] { return allocator().current().reservedBytes; });
-  m.def("max_memory_reserved", [] { return allocator().peak().reservedBytes; });
+  m.def("memory_allocated", [] { return cudaAllocator().current().allocatedBytes; });
+  m.def("max_memory_allocated", [] { return cudaAllocator().peak().allocatedBytes; });
+  m.def("memory_reserved", [] { return cudaAllocator().current().reservedBytes; });
+  m.def("max_memory_reserved", [] { return cudaAllocator().peak().reservedBytes; });
   m.def("memory_stats", &memoryStats);
-  m.def("reset_peak_memory_stats", [] { allocator().resetPeak(); });
-  m.def("empty_cache", [] { allocator().emptyCache(); });
+  m.def("reset_peak_memory_stats", [] { cudaAllocator().resetPeak(); });
+  m.def("empty_cache", [] { cudaAllocator().emptyCache(); });
   m.def("set_cuda_mode", [](const std::string& mode) {
     if (mode != "data" && mode != "meta")
       throw std::invalid_argument("set_cuda_mode: mode must be \"data\" or \"meta\", got \"" +

@@ -85,4 +85,8 @@ void Runtime::setMemoryFraction(double fraction) {
   fraction_ = fraction;
 }
 
+CachingAllocator& cudaAllocator() {
+  return Runtime::instance().cuda()->allocator();
+}
+
 }  // namespace matmulviz::python

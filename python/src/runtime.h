@@ -60,4 +60,7 @@ class Runtime {
   std::function<void(const DevicePtr&)> deviceObserver_;
 };
 
+/// The caching-allocator model of the process's CUDA device (Runtime::instance().cuda()).
+CachingAllocator& cudaAllocator();
+
 }  // namespace matmulviz::python

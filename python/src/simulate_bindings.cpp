@@ -21,10 +21,6 @@ namespace matmulviz::python {
 
 namespace {
 
-CachingAllocator& allocator() {
-  return Runtime::instance().cuda()->allocator();
-}
-
 MemoryCategory categoryNamed(const std::string& name) {
   const auto c = memoryCategoryFromName(name);
   if (!c)
@@ -41,45 +37,48 @@ void bindSimulate(py::module_& m) {
       "_sim_allocate",
       [](int64_t requestedBytes, const std::string& label) {
         if (requestedBytes < 0) throw std::invalid_argument("_sim_allocate: negative size");
-        const CachingAllocator::Allocation a = allocator().allocate(requestedBytes, label);
+        const CachingAllocator::Allocation a = cudaAllocator().allocate(requestedBytes, label);
         return std::make_pair(a.id, a.blockBytes);
       },
       "Allocates `requested_bytes` on the simulated CUDA device's caching-allocator model under "
       "the current op; returns (allocation id, block bytes). Raises OutOfMemoryError with "
       "PyTorch's message.");
   m.def(
-      "_sim_free", [](int64_t id) { allocator().free(id); },
+      "_sim_free", [](int64_t id) { cudaAllocator().free(id); },
       "Returns block `id` to the cache (the last reference to its storage died).");
   m.def(
       "_sim_set_label",
-      [](int64_t id, const std::string& label) { allocator().setLabel(id, label); },
+      [](int64_t id, const std::string& label) { cudaAllocator().setLabel(id, label); },
       "Renames allocation `id`.");
   m.def(
       "_sim_set_category",
-      [](int64_t id, const std::string& name) { allocator().setCategory(id, categoryNamed(name)); },
+      [](int64_t id, const std::string& name) {
+        cudaAllocator().setCategory(id, categoryNamed(name));
+      },
       "Says what allocation `id` holds (a memory category's name).");
   m.def(
       "_sim_set_default_category",
       [](const std::string& name) {
-        return std::string(memoryCategoryName(allocator().setDefaultCategory(categoryNamed(name))));
+        return std::string(
+            memoryCategoryName(cudaAllocator().setDefaultCategory(categoryNamed(name))));
       },
       "The category of the allocations made from now on; returns the previous one.");
   m.def(
       "_sim_holder",
       [](int64_t id, const std::string& why, int delta) {
-        allocator().notifyHolder(id, why, delta);
+        cudaAllocator().notifyHolder(id, why, delta);
       },
       "Something besides a variable starts (+1) or stops (-1) keeping allocation `id` alive.");
   m.def(
-      "_sim_push_op", [](const std::string& name) { allocator().pushOp(name); },
+      "_sim_push_op", [](const std::string& name) { cudaAllocator().pushOp(name); },
       "The op that the next allocations belong to (pair with _sim_pop_op).");
-  m.def("_sim_pop_op", [] { allocator().popOp(); });
+  m.def("_sim_pop_op", [] { cudaAllocator().popOp(); });
   m.def(
       "_sim_use_cublas_handle",
       [](bool autogradThread) -> std::optional<std::pair<int64_t, int64_t>> {
         std::optional<AutogradThreadScope> scope;
         if (autogradThread) scope.emplace();
-        CachingAllocator& a = allocator();
+        CachingAllocator& a = cudaAllocator();
         const int thread = static_cast<int>(currentCudaThread());
         const bool had = a.cublasWorkspace(thread).has_value();
         const int64_t id = useCublasHandle(a);

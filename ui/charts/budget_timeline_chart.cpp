@@ -12,12 +12,6 @@
 
 namespace matmulviz::ui {
 
-namespace {
-
-constexpr double kLogFloorMiB = 1.0 / 1024;
-
-}  // namespace
-
 BudgetTimelineChart::BudgetTimelineChart(QWidget* parent) : ChartView(parent) {
   plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot()->axisRect()->setRangeDrag(Qt::Horizontal);

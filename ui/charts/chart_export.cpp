@@ -5,6 +5,7 @@
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/charts/strategies_chart.h"
 #include "ui/models/memory_timeline_model.h"
+#include "ui/models/qstring_of.h"
 #include "ui/models/run_history.h"
 #include "ui/models/tensor_grid_model.h"
 
@@ -40,10 +41,6 @@ bool writeChart(ChartView& chart, const QDir& dir, const QStringList& formats, Q
 }
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 /// The strategies of `report` that ran, slowest first (median time).
 QVector<LadderChart::Rung> ladderOf(const StrategiesReport& report) {

@@ -45,6 +45,9 @@ class ChartView : public QWidget {
   /// Log scale of the value axis (where sizes span decades). No-op when !supportsLogScale().
   void setLogScale(bool on);
   bool logScale() const { return logScale_; }
+  /// The smallest value a memory chart draws on its log axis, in MiB (1 KiB), so that zero
+  /// bands stay on the chart.
+  static constexpr double kLogFloorMiB = 1.0 / 1024;
   virtual bool supportsLogScale() const { return true; }
 
   /// Larger fonts, thicker lines and a high-contrast palette (classroom mode).

@@ -12,12 +12,6 @@
 
 namespace matmulviz::ui {
 
-namespace {
-
-const QColor kGrowth = growthColor(), kShrink = shrinkColor();
-
-}  // namespace
-
 CompareDiffChart::CompareDiffChart(QWidget* parent) : ChartView(parent) {
   rebuild();
 }
@@ -58,7 +52,7 @@ void CompareDiffChart::rebuild() {
   for (int side = 0; side < 2; ++side) {
     auto* bars = new QCPBars(p->yAxis, p->xAxis);
     bars->setName(side == 0 ? QStringLiteral("grows in B") : QStringLiteral("shrinks in B"));
-    const QColor c = side == 0 ? kGrowth : kShrink;
+    const QColor c = side == 0 ? growthColor() : shrinkColor();
     bars->setPen(QPen(c.darker(130), 1));
     bars->setBrush(c);
     bars->setWidth(0.6);
@@ -83,8 +77,8 @@ void CompareDiffChart::rebuild() {
                                 Qt::AlignVCenter);
     label->setPadding(QMargins(4, 0, 4, 0));
     label->setColor(inside  ? QColor(Qt::white)
-                    : d > 0 ? kGrowth.darker(120)
-                    : d < 0 ? kShrink.darker(120)
+                    : d > 0 ? growthColor().darker(120)
+                    : d < 0 ? shrinkColor().darker(120)
                             : QColor(Qt::darkGray));
     QFont f = font();
     f.setPointSize(fontPointSize(9));

@@ -11,12 +11,6 @@
 
 namespace matmulviz::ui {
 
-namespace {
-
-const QColor kGrowth = growthColor(), kShrink = shrinkColor();
-
-}  // namespace
-
 CompareStrategiesChart::CompareStrategiesChart(QWidget* parent) : ChartView(parent) {
   rebuild();
 }
@@ -149,8 +143,8 @@ void CompareStrategiesChart::rebuild() {
                                                               : rows[s].curMemDifference()));
     const double y = logScale() ? std::max(a, b) * 1.8 : std::max(a, b) + step;
     addLabel(double(s + 1), y, QStringLiteral("B − A ") + diff,
-             b > a   ? kGrowth
-             : b < a ? kShrink
+             b > a   ? growthColor()
+             : b < a ? shrinkColor()
                      : Qt::darkGray,
              true);
   }

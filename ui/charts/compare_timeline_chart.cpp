@@ -12,8 +12,6 @@ namespace matmulviz::ui {
 
 namespace {
 
-constexpr double kLogFloorMiB = 1.0 / 1024;
-
 /// `series` per column of events: each column's maximum at its first event (one point per event
 /// when there are no more events than columns), each widened to its neighbours' (so a line that
 /// rises and falls every few events is drawn at its top, not as a comb), closed at the last event.
@@ -27,7 +25,7 @@ void columnMaxima(const QVector<qint64>& series, int columns, bool log, QVector<
     if (begin >= end) continue;
     const qint64 top = *std::max_element(series.begin() + begin, series.begin() + end);
     keys << double(begin);
-    values << std::max(top / kMiB, log ? kLogFloorMiB : 0.0);
+    values << std::max(top / kMiB, log ? ChartView::kLogFloorMiB : 0.0);
   }
   const QVector<double> own = values;
   for (int i = 0; aggregated && i < own.size(); ++i)

@@ -18,13 +18,6 @@
 
 namespace matmulviz::ui {
 
-namespace {
-
-/// The smallest value drawn on a log axis (1 KiB), so that zero bands stay on the chart.
-constexpr double kLogFloorMiB = 1.0 / 1024;
-
-}  // namespace
-
 MemoryTimelineChart::MemoryTimelineChart(QWidget* parent) : ChartView(parent) {
   plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot()->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
@@ -193,8 +186,8 @@ Envelope envelopeOf(const QVector<qint64>& series, int columns, bool log) {
     if (begin >= end) continue;
     const auto [lo, hi] = std::minmax_element(series.begin() + begin, series.begin() + end);
     e.keys << double(begin);
-    e.lo << std::max(*lo / kMiB, log ? kLogFloorMiB : 0.0);
-    e.hi << std::max(*hi / kMiB, log ? kLogFloorMiB : 0.0);
+    e.lo << std::max(*lo / kMiB, log ? ChartView::kLogFloorMiB : 0.0);
+    e.hi << std::max(*hi / kMiB, log ? ChartView::kLogFloorMiB : 0.0);
   }
   // Each column's range widened to its neighbours': a line that rises and falls over a few
   // columns is a band with steady edges, not a comb of vertical strokes.

@@ -11,6 +11,7 @@
 namespace matmulviz::ui {
 
 using partitioner::BudgetPlan;
+using partitioner::ix;
 using partitioner::JointGraph;
 using partitioner::KnapsackSolver;
 using partitioner::kNoNode;
@@ -19,10 +20,6 @@ using partitioner::NodeKind;
 using partitioner::PlanRoute;
 
 namespace {
-
-size_t ix(NodeId n) {
-  return static_cast<size_t>(n);
-}
 
 QString size(int64_t bytes) {
   return QString::fromStdString(formatSize(bytes));

@@ -1,16 +1,13 @@
 #include "ui/models/budget_nodes_model.h"
 
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 namespace matmulviz::ui {
 
 using partitioner::NodeId;
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QString meaning(NodeRole role) {
   switch (role) {

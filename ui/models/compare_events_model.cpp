@@ -2,16 +2,9 @@
 
 #include "core/report/compare_text.h"
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 namespace matmulviz::ui {
-
-namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 CompareEventsModel::CompareEventsModel(QObject* parent) : QAbstractTableModel(parent) {}
 

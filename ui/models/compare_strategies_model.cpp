@@ -2,18 +2,11 @@
 
 #include "core/report/compare_text.h"
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 #include <cmath>
 
 namespace matmulviz::ui {
-
-namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 CompareStrategiesModel::CompareStrategiesModel(QObject* parent) : QAbstractTableModel(parent) {}
 

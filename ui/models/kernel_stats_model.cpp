@@ -1,16 +1,13 @@
 #include "ui/models/kernel_stats_model.h"
 
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 #include <QStringList>
 #include <cmath>
 
 namespace matmulviz::ui {
 namespace {
-
-QString bytesText(double bytes) {
-  return QString::fromStdString(formatSize(static_cast<std::int64_t>(bytes)));
-}
 
 QString count(std::uint64_t n) {
   return QStringLiteral("%L1").arg(n);
@@ -94,10 +91,10 @@ void KernelStatsModel::addWorkRows(const KernelLaunchResult& result) {
     add("shared loads", count(s.sharedLoads), QStringLiteral("reads of As and Bs"),
         qulonglong(s.sharedLoads));
   }
-  add("bytes read", bytesText(double(s.globalLoadBytes)),
+  add("bytes read", bytesText(static_cast<std::int64_t>(s.globalLoadBytes)),
       QStringLiteral("global memory read, every load counted (no cache)"),
       qulonglong(s.globalLoadBytes));
-  add("bytes written", bytesText(double(s.globalStoreBytes)),
+  add("bytes written", bytesText(static_cast<std::int64_t>(s.globalStoreBytes)),
       QStringLiteral("global memory written"), qulonglong(s.globalStoreBytes));
   add("FLOPs", count(2 * s.fmas), QStringLiteral("2 per multiply-add"), qulonglong(2 * s.fmas));
   add("arithmetic intensity", QStringLiteral("%1 FLOP/B").arg(intensity, 0, 'g', 3),

@@ -1,6 +1,7 @@
 #include "ui/models/memory_timeline_model.h"
 
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 #include "ui/models/strategies_table_model.h"  // csvField
 
@@ -9,14 +10,6 @@
 #include <algorithm>
 
 namespace matmulviz::ui {
-
-namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 QString memoryCategoryText(MemoryCategory c) {
   const std::string_view name = memoryCategoryName(c);

@@ -3,16 +3,13 @@
 #include "core/io/timeline_store.h"
 #include "core/report/strategies_report.h"
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 #include <QLocale>
 
 namespace matmulviz::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 /// "1,182 events; peak allocated 20.0 MiB at event 553 (op x, block y)": the first event at the
 /// largest allocated, as MemoryTimelineModel::peakEvent finds it.

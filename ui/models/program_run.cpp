@@ -1,6 +1,7 @@
 #include "ui/models/program_run.h"
 
 #include "core/util/format_units.h"
+#include "ui/models/qstring_of.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,10 +12,6 @@
 namespace matmulviz::ui {
 
 namespace {
-
-QString bytesText(qint64 bytes) {
-  return QString::fromStdString(formatSize(bytes));
-}
 
 /// Whether `frameFile` (as Python named it) is the script at `scriptPath`. A relative name is
 /// relative to the folder the run started in, which the report does not say: it matches when

@@ -2,6 +2,7 @@
 
 #include "core/costmodel/report_predictions.h"
 #include "core/util/bad_input.h"
+#include "ui/models/qstring_of.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -15,10 +16,6 @@ namespace matmulviz::ui {
 namespace {
 
 constexpr int kMaxRunId = std::numeric_limits<int>::max();
-
-QString qs(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 QJsonValue number(double v) {
   return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);

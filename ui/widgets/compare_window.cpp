@@ -9,6 +9,7 @@
 #include "ui/models/compare_memory_model.h"
 #include "ui/models/compare_strategies_model.h"
 #include "ui/models/memory_timeline_model.h"
+#include "ui/models/qstring_of.h"
 #include "ui/widgets/diff_color_proxy.h"
 
 #include <QComboBox>
@@ -26,10 +27,6 @@
 namespace matmulviz::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QTableView* makeTable(QAbstractItemModel* source, int signRole, const char* name, QWidget* owner) {
   auto* view = new QTableView;

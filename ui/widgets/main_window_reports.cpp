@@ -6,6 +6,8 @@
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/multihead_view.h"
 
+#include "ui/models/qstring_of.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -13,10 +15,6 @@
 namespace matmulviz::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 /// The script a report names: as written (absolute, or relative to the current folder), else
 /// beside the report; empty when neither is there.

@@ -2,6 +2,7 @@
 
 #include "core/util/format_units.h"
 #include "ui/models/program_run.h"
+#include "ui/models/qstring_of.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -11,10 +12,6 @@
 namespace matmulviz::ui {
 
 namespace {
-
-QString bytesText(qint64 bytes) {
-  return QString::fromStdString(formatSize(bytes));
-}
 
 /// Okabe and Ito's colour-blind-safe palette, without black, for the lines' blocks.
 QColor lineColor(int i) {

@@ -2,6 +2,7 @@
 
 #include "core/util/format_units.h"
 #include "ui/models/program_run.h"
+#include "ui/models/qstring_of.h"
 
 #include <Qsci/qscilexerpython.h>
 #include <Qsci/qscistyle.h>
@@ -11,14 +12,6 @@
 #include <QKeyEvent>
 
 namespace matmulviz::ui {
-
-namespace {
-
-QString bytesText(qint64 bytes) {
-  return QString::fromStdString(formatSize(bytes));
-}
-
-}  // namespace
 
 ProgramEditor::ProgramEditor(QWidget* parent) : QsciScintilla(parent) {
   setObjectName(QStringLiteral("programEditor"));

@@ -3,6 +3,7 @@
 #include "ui/charts/program_timeline_chart.h"
 #include "ui/models/peak_table_model.h"
 #include "ui/models/program_run.h"
+#include "ui/models/qstring_of.h"
 #include "ui/widgets/peak_flame_bar.h"
 #include "ui/widgets/program_editor.h"
 #include "ui/widgets/program_runner.h"
@@ -20,14 +21,6 @@
 #include <QTreeView>
 
 namespace matmulviz::ui {
-
-namespace {
-
-QString bytesText(qint64 bytes) {
-  return QString::fromStdString(formatSize(bytes));
-}
-
-}  // namespace
 
 void ProgramView::wireLinks() {
   connect(runner_, &ProgramRunner::output, this, &ProgramView::appendOutput);

@@ -5,6 +5,7 @@
 #include "core/strategies/strategy.h"
 #include "core/util/parse_size.h"
 #include "kernels/cuda/cuda_probe.h"
+#include "ui/models/qstring_of.h"
 #include "ui/widgets/kernel_combo.h"
 
 #include <QCheckBox>
@@ -24,18 +25,6 @@
 #include <stdexcept>
 
 namespace matmulviz::ui {
-namespace {
-
-QString qs(std::string_view s) {
-  return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-QString bytesText(int64_t bytes) {
-  return QString::fromStdString(formatSize(bytes));
-}
-
-}  // namespace
-
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->addWidget(buildOpenedFileBox());
