@@ -30,7 +30,7 @@ namespace matmulviz::cli {
 
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kTracerPython = "/usr/bin/python3";
 
 struct BudgetOptions {
   std::string script, function = "f", budgets = "0:1:0.1", solver = "dp", json, graphOut;
@@ -41,9 +41,9 @@ struct BudgetOptions {
 /// stderr (a script's own prints must not mix with `--json -`). Returns its exit status.
 int runSweep(const BudgetOptions& o, const std::string& out) {
   const std::string path = pythonPackagePath();
-  std::vector<std::string> args{kPython,      "-m",       "matmulviz._budget", o.script,
-                                "--function", o.function, "--budgets",         o.budgets,
-                                "--solver",   o.solver};
+  std::vector<std::string> args{kTracerPython, "-m",       "matmulviz._budget", o.script,
+                                "--function",  o.function, "--budgets",         o.budgets,
+                                "--solver",    o.solver};
   if (!o.noSweep) args.insert(args.end(), {"--out", out});
   if (!o.graphOut.empty()) args.insert(args.end(), {"--graph-out", o.graphOut});
   if (o.noSweep) args.emplace_back("--no-sweep");
@@ -60,8 +60,8 @@ int runSweep(const BudgetOptions& o, const std::string& out) {
       setenv("PYTHONPATH", value.c_str(), 1);
     }
     dup2(STDERR_FILENO, STDOUT_FILENO);
-    execv(kPython, argv.data());
-    std::fprintf(stderr, "matmulviz-cli budget: could not start %s: %s\n", kPython,
+    execv(kTracerPython, argv.data());
+    std::fprintf(stderr, "matmulviz-cli budget: could not start %s: %s\n", kTracerPython,
                  std::strerror(errno));
     _exit(2);
   }
@@ -103,8 +103,8 @@ int runBudget(const BudgetOptions& o) {
     std::cerr << "matmulviz-cli budget: no such script: " << o.script << "\n";
     return 2;
   }
-  if (access(kPython, X_OK) != 0) {
-    std::cerr << "matmulviz-cli budget: " << kPython
+  if (access(kTracerPython, X_OK) != 0) {
+    std::cerr << "matmulviz-cli budget: " << kTracerPython
               << " not found (the Python module is built for Debian's python3: scripts/setup)\n";
     return 2;
   }
@@ -160,8 +160,8 @@ int traceToGraphFile(const std::string& script, const std::string& function,
   o.function = function;
   o.graphOut = graphOut;
   o.noSweep = true;
-  if (access(kPython, X_OK) != 0) {
-    std::cerr << "matmulviz-cli: " << kPython << " not found (scripts/setup)\n";
+  if (access(kTracerPython, X_OK) != 0) {
+    std::cerr << "matmulviz-cli: " << kTracerPython << " not found (scripts/setup)\n";
     return 2;
   }
   const int status = runSweep(o, "");

@@ -55,7 +55,7 @@ struct ExportOptions {
 const QStringList kFormats{"png", "svg", "pdf", "csv", "json"};
 
 /// "png,svg" -> {"png", "svg"}; throws std::invalid_argument naming a value not allowed.
-QStringList parseFormats(const std::string& text) {
+QStringList parseChartFormats(const std::string& text) {
   QStringList formats;
   for (const QString& f : QString::fromStdString(text).split(QLatin1Char(','))) {
     const QString format = f.trimmed().toLower();
@@ -159,7 +159,7 @@ int exportReport(const ExportOptions& o, const CLI::App& cmd) {
   QStringList formats;
   ui::OpenedFile file;
   try {
-    formats = parseFormats(o.formats);
+    formats = parseChartFormats(o.formats);
     profile = costmodel::resolveGpuProfile(o.model);
     file = ui::loadFile(QString::fromStdString(o.report), snapshotProgress());
     checkOutputDirectory(o.out, "--out");
@@ -214,7 +214,7 @@ int runExport(const ExportOptions& given, const CLI::App& cmd) {
   costmodel::GpuProfile profile;
   const costmodel::GpuProfile* gpu = &profile;
   try {
-    formats = parseFormats(o.formats);
+    formats = parseChartFormats(o.formats);
     config = buildConfig(o, cmd);
     profile = costmodel::resolveGpuProfile(o.model);
     if (const auto noGpu = prepareCudaDevice(config, gpu)) {

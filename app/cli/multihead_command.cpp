@@ -34,10 +34,10 @@ struct MultiheadOptions {
   bool backward = false;
 };
 
-constexpr int64_t kMaxSize = int64_t{1} << 31;
+constexpr int64_t kMaxHeadSize = int64_t{1} << 31;
 
 /// Core messages name the Python arguments ("num_heads: ..."): the CLI's names replace them.
-std::string cliMessage(const std::string& msg) {
+std::string multiheadMessage(const std::string& msg) {
   static const std::pair<const char*, const char*> names[] = {{"num_heads:", "--heads:"},
                                                               {"top_p:", "--top-p:"},
                                                               {"top_k:", "--top-k:"},
@@ -76,7 +76,7 @@ MultiheadConfig buildConfig(const MultiheadOptions& o, const CLI::App& cmd, Mult
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   MultiheadConfig c;
   auto size = [&](const char* arg, const std::string& text) {
-    return given(arg) ? parsePositiveInt(text, arg, 1, kMaxSize) : int64_t{-1};
+    return given(arg) ? parsePositiveInt(text, arg, 1, kMaxHeadSize) : int64_t{-1};
   };
   int64_t b = size("--b", o.b), s = size("--s", o.s), h = size("--h", o.h), e = size("--e", o.e);
   if (!o.a1Path.empty()) {
@@ -91,14 +91,14 @@ MultiheadConfig buildConfig(const MultiheadOptions& o, const CLI::App& cmd, Mult
     in.P = readInput(o.pPath, "--P", {b, s});
     b = in.P.size(0), s = in.P.size(1);
   }
-  c.b = b > 0 ? b : parsePositiveInt(o.b, "--b", 1, kMaxSize);
-  c.s = s > 0 ? s : parsePositiveInt(o.s, "--s", 1, kMaxSize);
-  c.h = h > 0 ? h : parsePositiveInt(o.h, "--h", 1, kMaxSize);
-  c.e = e > 0 ? e : parsePositiveInt(o.e, "--e", 1, kMaxSize);
-  if (c.b * c.s > kMaxSize || c.b * c.s * c.h > kMaxSize || c.h * c.e > kMaxSize ||
-      c.b * c.s * c.e > kMaxSize)
+  c.b = b > 0 ? b : parsePositiveInt(o.b, "--b", 1, kMaxHeadSize);
+  c.s = s > 0 ? s : parsePositiveInt(o.s, "--s", 1, kMaxHeadSize);
+  c.h = h > 0 ? h : parsePositiveInt(o.h, "--h", 1, kMaxHeadSize);
+  c.e = e > 0 ? e : parsePositiveInt(o.e, "--e", 1, kMaxHeadSize);
+  if (c.b * c.s > kMaxHeadSize || c.b * c.s * c.h > kMaxHeadSize || c.h * c.e > kMaxHeadSize ||
+      c.b * c.s * c.e > kMaxHeadSize)
     throw std::invalid_argument("--b/--s/--h/--e: a tensor would hold more than 2^31 elements");
-  c.numHeads = parsePositiveInt(o.heads, "--heads", 1, kMaxSize);
+  c.numHeads = parsePositiveInt(o.heads, "--heads", 1, kMaxHeadSize);
   if (c.h % c.numHeads != 0)
     throw std::invalid_argument("--heads: " + std::to_string(c.numHeads) + " does not divide --h " +
                                 std::to_string(c.h) +
@@ -264,7 +264,7 @@ int runMultihead(const MultiheadOptions& o, const CLI::App& cmd) {
     // Last: it creates the directory, which a refused run must not leave behind.
     if (cmd.get_option("--save-dir")->count() > 0) checkOutputDirectory(o.saveDir, "--save-dir");
   } catch (const std::invalid_argument& e) {
-    std::cerr << "matmulviz-cli multihead: " << cliMessage(e.what()) << "\n";
+    std::cerr << "matmulviz-cli multihead: " << multiheadMessage(e.what()) << "\n";
     return 2;
   } catch (const npy::NpyError& e) {
     std::cerr << "matmulviz-cli multihead: " << e.what() << "\n";
@@ -274,7 +274,7 @@ int runMultihead(const MultiheadOptions& o, const CLI::App& cmd) {
   try {
     report = runMultihead(config, std::move(inputs));
   } catch (const std::invalid_argument& e) {
-    std::cerr << "matmulviz-cli multihead: " << cliMessage(e.what()) << "\n";
+    std::cerr << "matmulviz-cli multihead: " << multiheadMessage(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {  // OutOfMemoryError, std::bad_alloc, CudaError
     std::cerr << "matmulviz-cli multihead: the run failed: " << e.what() << "\n";

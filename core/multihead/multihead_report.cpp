@@ -76,7 +76,7 @@ std::string aliveReason(const DeviceContext& device, const AllocationRecord& rec
   return saved.empty() ? std::string("referenced by a tensor outside the call") : saved;
 }
 
-MemoryTimeline captureTimeline(const CachingAllocator& alloc) {
+MemoryTimeline captureCallTimeline(const CachingAllocator& alloc) {
   MemoryTimeline t;
   t.events = alloc.events();
   t.opNames = alloc.opNames();
@@ -187,7 +187,7 @@ MultiheadReport runMultihead(const MultiheadConfig& config, MultiheadInputs inpu
     return reasons[rec.id] = aliveReason(*device, rec, inputIds, res);
   });
   if (config.recordTimeline) {
-    r.timeline = captureTimeline(device->allocator());
+    r.timeline = captureCallTimeline(device->allocator());
     r.timeline.aliveWhy = std::move(reasons);
   }
   r.t = static_cast<int64_t>(res.selectedTokens.size());

@@ -15,14 +15,14 @@ namespace matmulviz {
 namespace {
 
 /// bool < integral < floating (c10's type categories).
-int category(DType t) {
+int typeCategory(DType t) {
   return t == DType::Bool ? 0 : t == DType::Int64 ? 1 : 2;
 }
 
 /// c10::promoteTypes over the engine's dtypes.
 DType promote(DType a, DType b) {
   if (a == b) return a;
-  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  if (typeCategory(a) != typeCategory(b)) return typeCategory(a) > typeCategory(b) ? a : b;
   if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
   return DType::Float32;  // float32 with a 16-bit type, or float16 with bfloat16
 }

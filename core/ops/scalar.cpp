@@ -11,19 +11,19 @@ namespace matmulviz {
 
 namespace {
 
-enum class ScalarKind { Add, Sub, Rsub, Mul, Div };
+enum class ScalarOp { Add, Sub, Rsub, Mul, Div };
 
-const char* opName(ScalarKind k) {
+const char* opName(ScalarOp k) {
   switch (k) {
-    case ScalarKind::Add:
+    case ScalarOp::Add:
       return "add";
-    case ScalarKind::Sub:
+    case ScalarOp::Sub:
       return "sub";
-    case ScalarKind::Rsub:
+    case ScalarOp::Rsub:
       return "rsub";
-    case ScalarKind::Mul:
+    case ScalarOp::Mul:
       return "mul";
-    case ScalarKind::Div:
+    case ScalarOp::Div:
       return "div";
   }
   return "?";
@@ -37,22 +37,22 @@ Tensor wrapped(Scalar s) {
 /// AddBackward0 / SubBackward0 (grad to self) and RsubBackward1 (-grad to self): no saved tensor.
 class AddSubScalarBackward final : public Node {
  public:
-  AddSubScalarBackward(ScalarKind kind, const Tensor& t)
+  AddSubScalarBackward(ScalarOp kind, const Tensor& t)
       : kind_(kind), sizes_(t.sizes()), dtype_(t.dtype()) {}
   std::string name() const override {
-    return kind_ == ScalarKind::Add   ? "AddBackward0"
-           : kind_ == ScalarKind::Sub ? "SubBackward0"
-                                      : "RsubBackward1";
+    return kind_ == ScalarOp::Add   ? "AddBackward0"
+           : kind_ == ScalarOp::Sub ? "SubBackward0"
+                                    : "RsubBackward1";
   }
   TensorList apply(TensorList&& g) override {
     TensorList out(nextEdges.size());
     if (!g[0].defined() || !needsInputGrad(0)) return out;
-    out[0] = detail::gradTo(kind_ == ScalarKind::Rsub ? neg(g[0]) : g[0], sizes_, dtype_);
+    out[0] = detail::gradTo(kind_ == ScalarOp::Rsub ? neg(g[0]) : g[0], sizes_, dtype_);
     return out;
   }
 
  private:
-  ScalarKind kind_;
+  ScalarOp kind_;
   Shape sizes_;
   DType dtype_;
 };
@@ -61,17 +61,17 @@ class AddSubScalarBackward final : public Node {
 /// grad / other); self is saved only when other requires grad, which a number never does.
 class MulDivScalarBackward final : public Node {
  public:
-  MulDivScalarBackward(ScalarKind kind, const Tensor& t, Scalar s)
+  MulDivScalarBackward(ScalarOp kind, const Tensor& t, Scalar s)
       : kind_(kind), s_(s), sizes_(t.sizes()), dtype_(t.dtype()) {
     other_ = SavedTensor(wrapped(s), savedWhy("other", name(), t));
   }
   std::string name() const override {
-    return kind_ == ScalarKind::Mul ? "MulBackward0" : "DivBackward0";
+    return kind_ == ScalarOp::Mul ? "MulBackward0" : "DivBackward0";
   }
   TensorList apply(TensorList&& g) override {
     TensorList out(nextEdges.size());
     if (!g[0].defined() || !needsInputGrad(0)) return out;
-    Tensor r = kind_ == ScalarKind::Mul ? mulScalar(g[0], s_) : divScalar(g[0], s_);
+    Tensor r = kind_ == ScalarOp::Mul ? mulScalar(g[0], s_) : divScalar(g[0], s_);
     out[0] = detail::gradTo(r, sizes_, dtype_);
     return out;
   }
@@ -81,7 +81,7 @@ class MulDivScalarBackward final : public Node {
   }
 
  private:
-  ScalarKind kind_;
+  ScalarOp kind_;
   Scalar s_;
   Shape sizes_;
   DType dtype_;
@@ -113,10 +113,10 @@ class ReciprocalBackward final : public Node {
   DType dtype_;
 };
 
-Tensor scalarOp(ScalarKind kind, const Tensor& t, Scalar s) {
+Tensor scalarOp(ScalarOp kind, const Tensor& t, Scalar s) {
   const char* name = opName(kind);
   DType dtype = resultType(t, s);
-  if (kind == ScalarKind::Div && !isFloating(dtype)) dtype = DType::Float32;
+  if (kind == ScalarOp::Div && !isFloating(dtype)) dtype = DType::Float32;
   OpScope op(t.device(), name);
   Tensor out = empty(t.sizes(), dtype, t.storage().devicePtr(), std::string(name) + " output");
   if (out.hasData() && t.hasData() && out.numel() > 0) {
@@ -127,19 +127,19 @@ Tensor scalarOp(ScalarKind kind, const Tensor& t, Scalar s) {
       using Acc = typename decltype(tag)::Acc;
       const auto v = static_cast<Acc>(s.value);  // PyTorch casts the scalar to the op's type
       switch (kind) {
-        case ScalarKind::Add:
+        case ScalarOp::Add:
           detail::mapInPlace(out, [v](auto x) { return x + v; });
           break;
-        case ScalarKind::Sub:
+        case ScalarOp::Sub:
           detail::mapInPlace(out, [v](auto x) { return x - v; });
           break;
-        case ScalarKind::Rsub:
+        case ScalarOp::Rsub:
           detail::mapInPlace(out, [v](auto x) { return v - x; });
           break;
-        case ScalarKind::Mul:
+        case ScalarOp::Mul:
           detail::mapInPlace(out, [v](auto x) { return x * v; });
           break;
-        case ScalarKind::Div:
+        case ScalarOp::Div:
           detail::mapInPlace(out, [v](auto x) { return x / v; });
           break;
       }
@@ -147,12 +147,12 @@ Tensor scalarOp(ScalarKind kind, const Tensor& t, Scalar s) {
   }
   if (anyRequiresGrad({&t})) {
     std::shared_ptr<Node> node;
-    if (kind == ScalarKind::Mul || kind == ScalarKind::Div)
+    if (kind == ScalarOp::Mul || kind == ScalarOp::Div)
       node = std::make_shared<MulDivScalarBackward>(kind, t, s);
     else
       node = std::make_shared<AddSubScalarBackward>(kind, t);
     node->nextEdges = {gradientEdge(t)};
-    if (kind != ScalarKind::Rsub) node->nextEdges.push_back({});  // the number's (None) edge
+    if (kind != ScalarOp::Rsub) node->nextEdges.push_back({});  // the number's (None) edge
     setHistory(out, node);
   }
   return out;
@@ -161,23 +161,23 @@ Tensor scalarOp(ScalarKind kind, const Tensor& t, Scalar s) {
 }  // namespace
 
 Tensor addScalar(const Tensor& t, Scalar s) {
-  return scalarOp(ScalarKind::Add, t, s);
+  return scalarOp(ScalarOp::Add, t, s);
 }
 
 Tensor subScalar(const Tensor& t, Scalar s) {
-  return scalarOp(ScalarKind::Sub, t, s);
+  return scalarOp(ScalarOp::Sub, t, s);
 }
 
 Tensor rsubScalar(const Tensor& t, Scalar s) {
-  return scalarOp(ScalarKind::Rsub, t, s);
+  return scalarOp(ScalarOp::Rsub, t, s);
 }
 
 Tensor mulScalar(const Tensor& t, Scalar s) {
-  return scalarOp(ScalarKind::Mul, t, s);
+  return scalarOp(ScalarOp::Mul, t, s);
 }
 
 Tensor divScalar(const Tensor& t, Scalar s) {
-  return scalarOp(ScalarKind::Div, t, s);
+  return scalarOp(ScalarOp::Div, t, s);
 }
 
 Tensor reciprocal(const Tensor& t) {

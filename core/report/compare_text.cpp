@@ -41,7 +41,7 @@ std::string size(int64_t bytes) {
 }
 
 /// "96 MiB @12": a peak and the event that first reaches it.
-std::string peak(const TimelinePeak& p) {
+std::string peakText(const TimelinePeak& p) {
   return p.event < 0 ? std::string("-") : formatSize(p.bytes) + " @" + std::to_string(p.event);
 }
 
@@ -91,9 +91,9 @@ void writeTimeline(std::ostream& os, const ComparedTimeline& t, size_t maxRows) 
   os << "\nmemory timeline: " << t.name << " (" << d.eventsA << " events in A, " << d.eventsB
      << " in B; the whole timeline, backward included when it ran; @N: the event)\n";
   os << row(w, "", "A", "B", "B-A");
-  os << row(w, "peak allocated", peak(d.allocatedA), peak(d.allocatedB),
+  os << row(w, "peak allocated", peakText(d.allocatedA), peakText(d.allocatedB),
             formatSizeDifference(d.allocatedB.bytes - d.allocatedA.bytes));
-  os << row(w, "peak reserved", peak(d.reservedA), peak(d.reservedB),
+  os << row(w, "peak reserved", peakText(d.reservedA), peakText(d.reservedB),
             formatSizeDifference(d.reservedB.bytes - d.reservedA.bytes));
   os << "alive at the peak, by category:\n";
   for (const BytesDiff& b : d.peakByCategory)

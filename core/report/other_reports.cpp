@@ -14,7 +14,7 @@ namespace matmulviz {
 namespace {
 
 constexpr int64_t kMaxSize = int64_t{1} << 40;
-constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 /// The envelope checked and its kind equal to `kind`; throws ReportLoadError otherwise.
 void expectKind(const nlohmann::json& doc, const std::string& file, const std::string& kind) {
@@ -32,7 +32,7 @@ std::vector<int64_t> shape(const JsonReader& r, const nlohmann::json& value,
   return out;
 }
 
-std::string shapeText(const std::vector<int64_t>& s) {
+std::string sizesText(const std::vector<int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
@@ -61,7 +61,7 @@ MultiheadReportFile readMultiheadReport(const nlohmann::json& doc, const std::st
     r.fail("workload.dtype", "is '" + dtype + "', not a dtype");
   }
   c.backward = r.boolean(r.member(w, "workload", "backward"), "workload.backward");
-  c.seed = uint64_t(r.integer(r.member(w, "workload", "seed"), "workload.seed", 0, kMaxBytes));
+  c.seed = uint64_t(r.integer(r.member(w, "workload", "seed"), "workload.seed", 0, kInt64Max));
   try {
     c.validate();
   } catch (const std::invalid_argument& e) {
@@ -72,9 +72,9 @@ MultiheadReportFile readMultiheadReport(const nlohmann::json& doc, const std::st
   out.timeS = r.number(r.member(doc, "", "time_s"), "time_s");
   const nlohmann::json& m = r.object(r.member(doc, "", "memory"), "memory");
   out.maxMemBytes =
-      r.integer(r.member(m, "memory", "max_mem_bytes"), "memory.max_mem_bytes", 0, kMaxBytes);
+      r.integer(r.member(m, "memory", "max_mem_bytes"), "memory.max_mem_bytes", 0, kInt64Max);
   out.reservedPeakBytes = r.integer(r.member(m, "memory", "reserved_peak_bytes"),
-                                    "memory.reserved_peak_bytes", 0, kMaxBytes);
+                                    "memory.reserved_peak_bytes", 0, kInt64Max);
   return out;
 }
 
@@ -94,7 +94,7 @@ BudgetReportFile readBudgetReport(const nlohmann::json& doc, const std::string& 
   }
   const nlohmann::json& eager = r.object(r.member(doc, "", "eager"), "eager");
   out.eagerActivationBytes = r.integer(r.member(eager, "eager", "activation_bytes"),
-                                       "eager.activation_bytes", 0, kMaxBytes);
+                                       "eager.activation_bytes", 0, kInt64Max);
   return out;
 }
 
@@ -112,15 +112,15 @@ EinsumReportFile readEinsumReport(const nlohmann::json& doc, const std::string& 
   out.timeS = r.number(r.member(doc, "", "time_s"), "time_s");
   const nlohmann::json& m = r.object(r.member(doc, "", "memory"), "memory");
   out.maxMemBytes =
-      r.integer(r.member(m, "memory", "max_mem_bytes"), "memory.max_mem_bytes", 0, kMaxBytes);
+      r.integer(r.member(m, "memory", "max_mem_bytes"), "memory.max_mem_bytes", 0, kInt64Max);
   return out;
 }
 
 std::string einsumSummary(const EinsumReportFile& r) {
   std::string operands;
   for (size_t i = 0; i < r.operandShapes.size(); ++i)
-    operands += (i ? ", " : "") + shapeText(r.operandShapes[i]);
-  return "einsum('" + r.equation + "') of " + operands + " -> " + shapeText(r.outputShape) + ", " +
+    operands += (i ? ", " : "") + sizesText(r.operandShapes[i]);
+  return "einsum('" + r.equation + "') of " + operands + " -> " + sizesText(r.outputShape) + ", " +
          r.dtype + " on " + r.device + ": " + formatSeconds(r.timeS) + ", maxMem " +
          formatSize(r.maxMemBytes);
 }

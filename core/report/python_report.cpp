@@ -13,7 +13,7 @@ namespace matmulviz {
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kAnyInt64 = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
 
 /// A table of the report ({"columns": [...], "rows": [[...], ...]}): where each column this
@@ -130,7 +130,7 @@ void PythonReportReader::header(const nlohmann::json& doc, PythonReport& out) co
     const nlohmann::json& stats = r_.object(doc["memory_stats"], "memory_stats");
     for (auto it = stats.begin(); it != stats.end(); ++it)
       out.memoryStats[it.key()] =
-          r_.integer(it.value(), jsonPath("memory_stats", it.key()), 0, kMax);
+          r_.integer(it.value(), jsonPath("memory_stats", it.key()), 0, kAnyInt64);
   }
 }
 
@@ -139,7 +139,7 @@ void PythonReportReader::device(const nlohmann::json& d, PythonReport& out) cons
   if (d.contains("name")) out.deviceName = r_.string(d["name"], "device.name");
   if (d.contains("mode")) out.deviceMode = r_.string(d["mode"], "device.mode");
   if (d.contains("capacity_bytes") && !d["capacity_bytes"].is_null())
-    out.capacityBytes = r_.integer(d["capacity_bytes"], "device.capacity_bytes", 0, kMax);
+    out.capacityBytes = r_.integer(d["capacity_bytes"], "device.capacity_bytes", 0, kAnyInt64);
 }
 
 void PythonReportReader::frames(const nlohmann::json& j, PythonReport& out) const {
@@ -185,12 +185,12 @@ void PythonReportReader::events(const nlohmann::json& j, PythonReport& out) cons
     const nlohmann::json& row = t.row(i);
     MemoryEvent e{};
     e.kind = kinds[index(t.at(row, 0), t.path(i, 0), kinds.size())];
-    e.allocationId = r_.integer(t.at(row, 1), t.path(i, 1), -1, kMax);
-    e.bytes = r_.integer(t.at(row, 2), t.path(i, 2), 0, kMax);
+    e.allocationId = r_.integer(t.at(row, 1), t.path(i, 1), -1, kAnyInt64);
+    e.bytes = r_.integer(t.at(row, 2), t.path(i, 2), 0, kAnyInt64);
     e.timeUs = r_.number(t.at(row, 3), t.path(i, 3));
     if (e.timeUs < 0) r_.fail(t.path(i, 3), "is negative");
-    e.after.allocatedBytes = r_.integer(t.at(row, 4), t.path(i, 4), 0, kMax);
-    e.after.reservedBytes = r_.integer(t.at(row, 5), t.path(i, 5), 0, kMax);
+    e.after.allocatedBytes = r_.integer(t.at(row, 4), t.path(i, 4), 0, kAnyInt64);
+    e.after.reservedBytes = r_.integer(t.at(row, 5), t.path(i, 5), 0, kAnyInt64);
     e.opId = static_cast<int32_t>(index(t.at(row, 6), t.path(i, 6), out.ops.size()));
     out.events.push_back(e);
   }
@@ -204,11 +204,11 @@ void PythonReportReader::allocations(const nlohmann::json& j, PythonReport& out)
   for (size_t i = 0; i < t.size(); ++i) {
     const nlohmann::json& row = t.row(i);
     PythonAllocation a;
-    a.id = r_.integer(t.at(row, 0), t.path(i, 0), 0, kMax);
+    a.id = r_.integer(t.at(row, 0), t.path(i, 0), 0, kAnyInt64);
     a.label = r_.string(t.at(row, 1), t.path(i, 1));
     a.op = static_cast<int32_t>(index(t.at(row, 2), t.path(i, 2), out.ops.size()));
-    a.requestedBytes = r_.integer(t.at(row, 3), t.path(i, 3), 0, kMax);
-    a.blockBytes = r_.integer(t.at(row, 4), t.path(i, 4), 0, kMax);
+    a.requestedBytes = r_.integer(t.at(row, 3), t.path(i, 3), 0, kAnyInt64);
+    a.blockBytes = r_.integer(t.at(row, 4), t.path(i, 4), 0, kAnyInt64);
     const std::string pool = r_.string(t.at(row, 5), t.path(i, 5));
     if (pool != "small" && pool != "large")
       r_.fail(t.path(i, 5), "is '" + pool + "' (allowed: small, large)");
@@ -244,7 +244,7 @@ std::map<int64_t, std::vector<PythonHolder>> PythonReportReader::holders(
       const std::string p = jsonPath(key, x);
       const nlohmann::json& h = r_.object(list[x], p);
       out[id].push_back({r_.string(r_.member(h, p, "why"), jsonPath(p, "why")),
-                         r_.integer(r_.member(h, p, "count"), jsonPath(p, "count"), 1, kMax)});
+                         r_.integer(r_.member(h, p, "count"), jsonPath(p, "count"), 1, kAnyInt64)});
     }
   }
   return out;
@@ -255,13 +255,13 @@ void PythonReportReader::peak(const nlohmann::json& j, PythonReport& out) const 
   r_.object(j, "peak");
   PythonPeak p;
   p.allocatedBytes =
-      r_.integer(r_.member(j, "peak", "allocated_bytes"), "peak.allocated_bytes", 0, kMax);
+      r_.integer(r_.member(j, "peak", "allocated_bytes"), "peak.allocated_bytes", 0, kAnyInt64);
   p.event =
       static_cast<size_t>(index(r_.member(j, "peak", "event"), "peak.event", out.events.size()));
   p.timeUs = r_.number(r_.member(j, "peak", "time_us"), "peak.time_us");
   const nlohmann::json& live = r_.array(r_.member(j, "peak", "live"), "peak.live");
   for (size_t i = 0; i < live.size(); ++i)
-    p.live.push_back(r_.integer(live[i], jsonPath("peak.live", i), 0, kMax));
+    p.live.push_back(r_.integer(live[i], jsonPath("peak.live", i), 0, kAnyInt64));
   std::sort(p.live.begin(), p.live.end());
   if (j.contains("kept_alive_by"))
     out.keptAliveAtPeak = holders(j["kept_alive_by"], "peak.kept_alive_by");

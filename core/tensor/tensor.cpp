@@ -10,7 +10,7 @@
 namespace matmulviz {
 
 namespace {
-int64_t wrapDim(int64_t d, int64_t dim) {
+int64_t checkedDim(int64_t d, int64_t dim) {
   const int64_t w = d < 0 ? d + dim : d;
   if (w < 0 || w >= dim)
     throw std::out_of_range("dimension " + std::to_string(d) + " out of range for a " +
@@ -20,10 +20,10 @@ int64_t wrapDim(int64_t d, int64_t dim) {
 }  // namespace
 
 int64_t Tensor::size(int64_t d) const {
-  return impl_->sizes[wrapDim(d, dim())];
+  return impl_->sizes[checkedDim(d, dim())];
 }
 int64_t Tensor::stride(int64_t d) const {
-  return impl_->strides[wrapDim(d, dim())];
+  return impl_->strides[checkedDim(d, dim())];
 }
 int64_t Tensor::numel() const {
   return numelOf(impl_->sizes);

@@ -2,6 +2,7 @@
 #include "core/util/format_units.h"
 
 #include "core/memory/caching_allocator.h"
+#include "ui/models/qstring_of.h"
 #include "ui/widgets/multihead_canvas.h"
 
 #include <QCheckBox>
@@ -19,14 +20,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace matmulviz::ui {
-namespace {
-
-QString bytes(int64_t b) {
-  return QString::fromStdString(formatSize(b));
-}
-
-}  // namespace
-
 MultiheadView::MultiheadView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(buildControls());
@@ -198,17 +191,17 @@ void MultiheadView::describe(const MultiheadReport& r) {
           .arg(r.t)
           .arg(r.config.b * r.config.s)
           .arg(r.O3.defined() ? QString::fromStdString(r.O3.shapeString()) : "-")
-          .arg(bytes(r.current.allocatedBytes), bytes(r.peak.allocatedBytes),
-               bytes(r.afterInputs.allocatedBytes))
+          .arg(bytesText(r.current.allocatedBytes), bytesText(r.peak.allocatedBytes),
+               bytesText(r.afterInputs.allocatedBytes))
           .arg(r.config.backward ? tr("|dA1| = %1, |dW1| = %2.")
                                        .arg(r.normDA1, 0, 'g', 5)
                                        .arg(r.normDW1, 0, 'g', 5)
                                  : tr("No grad_output: no autograd graph, nothing saved."));
   if (!r.savedForBackward.empty()) {
-    html += tr("<p>Saved for backward (%1 of new memory):</p><ul>").arg(bytes(r.savedBytes));
+    html += tr("<p>Saved for backward (%1 of new memory):</p><ul>").arg(bytesText(r.savedBytes));
     for (const KeptAlive& k : r.savedForBackward)
       html += QString("<li><b>%1</b>, %2: %3</li>")
-                  .arg(QString::fromStdString(k.label).toHtmlEscaped(), bytes(k.bytes),
+                  .arg(QString::fromStdString(k.label).toHtmlEscaped(), bytesText(k.bytes),
                        QString::fromStdString(k.why).toHtmlEscaped());
     html += "</ul>";
   }

@@ -4,6 +4,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/strategies/strategy.h"
 #include "ui/charts/strategies_chart.h"
+#include "ui/models/qstring_of.h"
 #include "ui/models/run_history.h"
 #include "ui/models/strategies_table_model.h"
 
@@ -25,10 +26,6 @@ namespace {
 
 QString html(const std::string& s) {
   return QString::fromStdString(s).toHtmlEscaped();
-}
-
-QString bytes(int64_t b) {
-  return QString::fromStdString(formatSize(b));
 }
 
 }  // namespace
@@ -182,11 +179,11 @@ QString StrategiesView::explain(const StrategiesReport& report) {
       continue;
     }
     out += QObject::tr("<p>curMem %1, maxMem %2 (peak).</p>")
-               .arg(bytes(r.current.allocatedBytes), bytes(r.peak.allocatedBytes));
+               .arg(bytesText(r.current.allocatedBytes), bytesText(r.peak.allocatedBytes));
     out += "<ul>";
     for (const KeptAlive& k : r.keptAlive)
-      out +=
-          QObject::tr("<li><b>%1</b>, %2: %3</li>").arg(html(k.label), bytes(k.bytes), html(k.why));
+      out += QObject::tr("<li><b>%1</b>, %2: %3</li>")
+                 .arg(html(k.label), bytesText(k.bytes), html(k.why));
     out += "</ul>";
   }
   for (const auto& note : report.notes) out += QString("<p><i>%1</i></p>").arg(html(note));
