@@ -97,7 +97,7 @@ void writeText(std::ostream& os, const nlohmann::ordered_json& r) {
   }
 }
 
-int runBudget(const BudgetOptions& o) {
+int runBudgetCommand(const BudgetOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(o.script, ec)) {
     std::cerr << "matmulviz-cli budget: no such script: " << o.script << "\n";
@@ -197,7 +197,7 @@ Action addBudgetCommand(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_flag("--no-sweep", o->noSweep,
                 "only trace and write --graph-out: compile nothing, measure nothing");
-  return [o] { return runBudget(*o); };
+  return [o] { return runBudgetCommand(*o); };
 }
 
 }  // namespace matmulviz::cli

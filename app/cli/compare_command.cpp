@@ -82,7 +82,7 @@ std::vector<std::string> checkOptions(const CompareOptions& o, const CLI::App& c
   return formats;
 }
 
-int runCompare(const CompareOptions& o, const CLI::App& cmd) {
+int runCompareCommand(const CompareOptions& o, const CLI::App& cmd) {
   std::vector<std::string> formats;
   std::pair<CompareInput, CompareInput> loaded;
   ReportComparison c;
@@ -143,7 +143,7 @@ Action addCompareCommand(CLI::App& app) {
                   "at most N rows per per-label list and per event table in the text (0: all; "
                   "default 20)")
       ->type_name("N");
-  return [o, cmd] { return runCompare(*o, *cmd); };
+  return [o, cmd] { return runCompareCommand(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -180,7 +180,7 @@ void writeText(std::ostream& os, const std::string& equation, DType dtype, const
   if (!r.warning.empty()) os << "warning: " << r.warning << "\n";
 }
 
-int runEinsum(const EinsumOptions& o, const CLI::App& cmd) {
+int runEinsumCommand(const EinsumOptions& o, const CLI::App& cmd) {
   DType dtype{};
   std::vector<Tensor> ops;
   try {
@@ -261,7 +261,7 @@ Action addEinsumCommand(CLI::App& app) {
       ->type_name("PATH|-");
   cmd->add_option("--save-dir", o->saveDir, "write DIR/operand<i>.npy and DIR/out.npy")
       ->type_name("DIR");
-  return [o, cmd] { return runEinsum(*o, *cmd); };
+  return [o, cmd] { return runEinsumCommand(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

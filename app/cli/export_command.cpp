@@ -204,7 +204,7 @@ int traceBudgetScript(ExportOptions& o, QTemporaryDir& dir) {
   return traceToGraphFile(o.budgetScript, o.budgetFunction, o.budgetGraph);
 }
 
-int runExport(const ExportOptions& given, const CLI::App& cmd) {
+int runExportCommand(const ExportOptions& given, const CLI::App& cmd) {
   if (!given.report.empty()) return exportReport(given, cmd);
   ExportOptions o = given;
   QTemporaryDir traced;
@@ -310,7 +310,7 @@ Action addExportCommand(CLI::App& app) {
   cmd->add_option("--budget", o->budget,
                   "the activation memory budget of those charts, 0 to 1 (default 0.3)")
       ->type_name("B");
-  return [o, cmd] { return runExport(*o, *cmd); };
+  return [o, cmd] { return runExportCommand(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -245,7 +245,7 @@ void saveOutputs(const std::string& dir, const MultiheadReport& r) {
   npy::write((d / "mask.npy").string(), fromDoubles({r.config.b, r.config.s}, mask, DType::Int64));
 }
 
-int runMultihead(const MultiheadOptions& o, const CLI::App& cmd) {
+int runMultiheadCommand(const MultiheadOptions& o, const CLI::App& cmd) {
   MultiheadConfig config;
   MultiheadInputs inputs;
   try {
@@ -327,7 +327,7 @@ Action addMultiheadCommand(CLI::App& app) {
   option("--W1", o->w1Path, "W1 from a .npy file [h, e]", "FILE.npy");
   option("--grad-output", o->gradOutputPath,
          "grad_output from a .npy file [t, nh, e] (implies --backward)", "FILE.npy");
-  return [o, cmd] { return runMultihead(*o, *cmd); };
+  return [o, cmd] { return runMultiheadCommand(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli

@@ -128,7 +128,7 @@ int emitReport(const StrategiesOptions& o, const StrategiesReport& report) {
   return report.anyFailed() || report.anyAccuracyFailed() ? 1 : 0;
 }
 
-int runStrategies(StrategiesOptions& o, const CLI::App& cmd) {
+int runStrategiesCommand(StrategiesOptions& o, const CLI::App& cmd) {
   RunConfig config;
   Inputs inputs;
   Tensor gradOutput;
@@ -213,7 +213,7 @@ Action addStrategiesCommand(CLI::App& app) {
          "name names)",
          "GPU|FILE");
   option("--save-dir", o->saveDir, "write DIR/<strategy>/{out,dA,dC,grad_output}.npy", "DIR");
-  return [o, cmd] { return runStrategies(*o, *cmd); };
+  return [o, cmd] { return runStrategiesCommand(*o, *cmd); };
 }
 
 }  // namespace matmulviz::cli
