@@ -48,6 +48,8 @@ void ProgramRunner::start(const QString& scriptPath) {
   if (running_) return;
   running_ = true;
   cancelled_ = false;
+  moduleMissing_ = false;
+  stderrTail_.clear();
   clock_.start();
   dir_ = std::make_unique<QTemporaryDir>();
   reportPath_ = dir_->filePath(QFileInfo(scriptPath).completeBaseName() + ".report.json");
@@ -64,8 +66,11 @@ void ProgramRunner::start(const QString& scriptPath) {
   process_->setWorkingDirectory(script.absolutePath());
   connect(process_, &QProcess::readyReadStandardOutput, this,
           [this] { emit output(QString::fromUtf8(process_->readAllStandardOutput()), false); });
-  connect(process_, &QProcess::readyReadStandardError, this,
-          [this] { emit output(QString::fromUtf8(process_->readAllStandardError()), true); });
+  connect(process_, &QProcess::readyReadStandardError, this, [this] {
+    const QString text = QString::fromUtf8(process_->readAllStandardError());
+    noteErrorText(text);
+    emit output(text, true);
+  });
   connect(process_, &QProcess::finished, this, &ProgramRunner::onProcessFinished);
   connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
     if (error != QProcess::FailedToStart) return;  // crashes and kills end in finished()
@@ -93,11 +98,23 @@ void ProgramRunner::onProcessFinished(int exitCode, QProcess::ExitStatus status)
     return;
   }
   if (!QFileInfo::exists(reportPath_)) {
+    if (moduleMissing_) {  // scripts/run builds the app and the CLI, not the Python module
+      end(exitCode, false, nullptr,
+          tr("the script wrote no report: Python found no matmulviz module. Build it with "
+             "scripts/python in matmulviz's source folder (scripts/test builds it too), or "
+             "install it with `python3 -m pip install --no-build-isolation .` there"));
+      return;
+    }
     end(exitCode, false, nullptr,
         tr("the script wrote no report (exit status %1): see its output").arg(exitCode));
     return;
   }
   readReport(exitCode);
+}
+
+void ProgramRunner::noteErrorText(const QString& text) {
+  stderrTail_ = (stderrTail_ + text).right(512);
+  if (stderrTail_.contains(QLatin1String("No module named matmulviz"))) moduleMissing_ = true;
 }
 
 void ProgramRunner::readReport(int exitCode) {

@@ -46,6 +46,8 @@ class ProgramRunner : public QObject {
  private:
   void onProcessFinished(int exitCode, QProcess::ExitStatus status);
   void readReport(int exitCode);
+  /// Notes, from the script's stderr, whether Python found no `matmulviz` module.
+  void noteErrorText(const QString& text);
   void end(int exitCode, bool cancelled, std::shared_ptr<const PythonReport> report,
            const QString& problem);
 
@@ -55,6 +57,8 @@ class ProgramRunner : public QObject {
   QElapsedTimer clock_;
   bool running_ = false;
   bool cancelled_ = false;
+  bool moduleMissing_ = false;  ///< Python said "No module named matmulviz"
+  QString stderrTail_;          ///< the end of stderr so far, for a message split across reads
 };
 
 }  // namespace matmulviz::ui
