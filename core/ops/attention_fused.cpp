@@ -33,12 +33,6 @@ double scaleOf(const Tensor& q, std::optional<double> scale) {
   return scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3))));
 }
 
-std::string shapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 bool sdpaUsesFlash(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -66,11 +60,11 @@ std::array<Tensor, 3> scaledDotProductFusedAttentionBackward(bool flash, const T
   const Shape outShape{q.size(0), q.size(1), q.size(2), v.size(3)};
   if (gradOut.sizes() != outShape || out.sizes() != outShape)
     throw std::invalid_argument(std::string(kernel.backwardOp) + ": grad_out " +
-                                shapeText(gradOut.sizes()) + " and out " + shapeText(out.sizes()) +
-                                " must be " + shapeText(outShape));
+                                shapeToString(gradOut.sizes()) + " and out " +
+                                shapeToString(out.sizes()) + " must be " + shapeToString(outShape));
   if (logsumexp.dim() != 3 || logsumexp.size(2) < q.size(2))
     throw std::invalid_argument(std::string(kernel.backwardOp) + ": logsumexp " +
-                                shapeText(logsumexp.sizes()) +
+                                shapeToString(logsumexp.sizes()) +
                                 " has fewer than L = " + std::to_string(q.size(2)) + " rows");
   const detail::AttentionProblem p{q, k, v, Tensor(), isCausal, scaleOf(q, scale)};
   return detail::fusedAttentionBackward(kernel, p, out, logsumexp, gradOut);

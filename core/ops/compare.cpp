@@ -3,6 +3,7 @@
 
 #include "core/autograd/grad_mode.h"
 #include "core/ops/ops.h"
+#include "core/ops/pointwise.h"  // promoteTypes
 #include "core/ops/shape_rules.h"
 #include "core/ops/strided_loop.h"
 
@@ -14,23 +15,10 @@ namespace matmulviz {
 
 namespace {
 
-/// bool < integral < floating (c10's type categories).
-int typeCategory(DType t) {
-  return t == DType::Bool ? 0 : t == DType::Int64 ? 1 : 2;
-}
-
-/// c10::promoteTypes over the engine's dtypes.
-DType promote(DType a, DType b) {
-  if (a == b) return a;
-  if (typeCategory(a) != typeCategory(b)) return typeCategory(a) > typeCategory(b) ? a : b;
-  if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
-  return DType::Float32;  // float32 with a 16-bit type, or float16 with bfloat16
-}
-
 std::optional<DType> promote(std::optional<DType> a, std::optional<DType> b) {
   if (!a) return b;
   if (!b) return a;
-  return promote(*a, *b);
+  return promoteTypes(*a, *b);
 }
 
 /// at::native::combine_categories (aten/src/ATen/native/TypeProperties.cpp): the lower-priority

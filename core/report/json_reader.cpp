@@ -1,25 +1,10 @@
 #include "core/report/json_reader.h"
 
-#include "core/util/json_fields.h"  // jsonTypeName
+#include "core/util/json_fields.h"  // jsonTypeName, allowedRangeText, shortNumberText
 
 #include <cmath>
-#include <sstream>
 
 namespace matmulviz {
-
-namespace {
-
-std::string shortNumber(double v) {
-  std::ostringstream os;
-  os << v;  // %g: 1e+300, 2.5
-  return os.str();
-}
-
-std::string allowedRange(int64_t minValue, int64_t maxValue) {
-  return "(allowed: " + std::to_string(minValue) + " to " + std::to_string(maxValue) + ")";
-}
-
-}  // namespace
 
 std::string jsonPath(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
@@ -57,13 +42,13 @@ int64_t JsonReader::integer(const nlohmann::json& value, const std::string& path
   if (value.is_number_unsigned()) {
     const uint64_t u = value.get<uint64_t>();
     if (maxValue < 0 || u > static_cast<uint64_t>(maxValue) || static_cast<int64_t>(u) < minValue)
-      fail(path, "is " + std::to_string(u) + " " + allowedRange(minValue, maxValue));
+      fail(path, "is " + std::to_string(u) + " " + allowedRangeText(minValue, maxValue));
     return static_cast<int64_t>(u);
   }
   if (value.is_number_integer()) {
     const int64_t i = value.get<int64_t>();
     if (i < minValue || i > maxValue)
-      fail(path, "is " + std::to_string(i) + " " + allowedRange(minValue, maxValue));
+      fail(path, "is " + std::to_string(i) + " " + allowedRangeText(minValue, maxValue));
     return i;
   }
   if (value.is_number_float()) {
@@ -72,11 +57,11 @@ int64_t JsonReader::integer(const nlohmann::json& value, const std::string& path
     const bool inRange = d >= static_cast<double>(minValue) &&
                          (maxValue == INT64_MAX ? d < 0x1p63 : d <= static_cast<double>(maxValue));
     if (!std::isfinite(d) || !inRange || d != std::floor(d))
-      fail(path,
-           "is " + shortNumber(d) + ", not a whole number " + allowedRange(minValue, maxValue));
+      fail(path, "is " + shortNumberText(d) + ", not a whole number " +
+                     allowedRangeText(minValue, maxValue));
     return static_cast<int64_t>(d);
   }
-  fail(path, "must be a whole number " + allowedRange(minValue, maxValue) + ", but is " +
+  fail(path, "must be a whole number " + allowedRangeText(minValue, maxValue) + ", but is " +
                  jsonTypeName(value));
 }
 

@@ -4,6 +4,7 @@
 #include "core/report/json_reader.h"
 #include "core/report/report_load.h"
 #include "core/tensor/dtype.h"
+#include "core/tensor/tensor.h"
 #include "core/util/format_units.h"
 
 #include <sstream>
@@ -30,12 +31,6 @@ std::vector<int64_t> shape(const JsonReader& r, const nlohmann::json& value,
   for (size_t i = 0; i < a.size(); ++i)
     out.push_back(r.integer(a[i], jsonPath(path, i), 0, kMaxSize));
   return out;
-}
-
-std::string sizesText(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
 }
 
 }  // namespace
@@ -119,9 +114,9 @@ EinsumReportFile readEinsumReport(const nlohmann::json& doc, const std::string& 
 std::string einsumSummary(const EinsumReportFile& r) {
   std::string operands;
   for (size_t i = 0; i < r.operandShapes.size(); ++i)
-    operands += (i ? ", " : "") + sizesText(r.operandShapes[i]);
-  return "einsum('" + r.equation + "') of " + operands + " -> " + sizesText(r.outputShape) + ", " +
-         r.dtype + " on " + r.device + ": " + formatSeconds(r.timeS) + ", maxMem " +
+    operands += (i ? ", " : "") + shapeToString(r.operandShapes[i]);
+  return "einsum('" + r.equation + "') of " + operands + " -> " + shapeToString(r.outputShape) +
+         ", " + r.dtype + " on " + r.device + ": " + formatSeconds(r.timeS) + ", maxMem " +
          formatSize(r.maxMemBytes);
 }
 

@@ -12,17 +12,17 @@ const nlohmann::json& emptyObject() {
   return empty;
 }
 
-std::string allowed(int64_t minValue, int64_t maxValue) {
+}  // namespace
+
+std::string allowedRangeText(int64_t minValue, int64_t maxValue) {
   return "(allowed: " + std::to_string(minValue) + " to " + std::to_string(maxValue) + ")";
 }
 
-std::string shortDouble(double v) {
+std::string shortNumberText(double v) {
   std::ostringstream os;
   os << v;  // %g: 1.31e+41, 2.5
   return os.str();
 }
-
-}  // namespace
 
 std::string jsonMessageWithoutTag(const std::string& what) {
   if (what.starts_with("[json.exception.")) {
@@ -72,13 +72,13 @@ int64_t JsonFields::integer(const char* key, int64_t fallback, int64_t minValue,
   if (v.is_number_unsigned()) {
     const uint64_t u = v.get<uint64_t>();
     if (maxValue < 0 || u > static_cast<uint64_t>(maxValue) || static_cast<int64_t>(u) < minValue)
-      fail(key, "is " + std::to_string(u) + " " + allowed(minValue, maxValue));
+      fail(key, "is " + std::to_string(u) + " " + allowedRangeText(minValue, maxValue));
     return static_cast<int64_t>(u);
   }
   if (v.is_number_integer()) {
     const int64_t i = v.get<int64_t>();
     if (i < minValue || i > maxValue)
-      fail(key, "is " + std::to_string(i) + " " + allowed(minValue, maxValue));
+      fail(key, "is " + std::to_string(i) + " " + allowedRangeText(minValue, maxValue));
     return i;
   }
   if (v.is_number_float()) {
@@ -88,16 +88,17 @@ int64_t JsonFields::integer(const char* key, int64_t fallback, int64_t minValue,
     const bool inRange = d >= static_cast<double>(minValue) &&
                          (maxValue == INT64_MAX ? d < 0x1p63 : d <= static_cast<double>(maxValue));
     if (!std::isfinite(d) || !inRange)
-      fail(key, "is " + shortDouble(d) + " " + allowed(minValue, maxValue));
+      fail(key, "is " + shortNumberText(d) + " " + allowedRangeText(minValue, maxValue));
     if (d != std::floor(d))
-      fail(key, "is " + shortDouble(d) + ", not a whole number " + allowed(minValue, maxValue));
+      fail(key, "is " + shortNumberText(d) + ", not a whole number " +
+                    allowedRangeText(minValue, maxValue));
     const auto i = static_cast<int64_t>(d);
     if (i < minValue || i > maxValue)
-      fail(key, "is " + shortDouble(d) + " " + allowed(minValue, maxValue));
+      fail(key, "is " + shortNumberText(d) + " " + allowedRangeText(minValue, maxValue));
     return i;
   }
-  fail(key,
-       "must be a whole number " + allowed(minValue, maxValue) + ", but is " + jsonTypeName(v));
+  fail(key, "must be a whole number " + allowedRangeText(minValue, maxValue) + ", but is " +
+                jsonTypeName(v));
 }
 
 std::string JsonFields::string(const char* key, const std::string& fallback) const {

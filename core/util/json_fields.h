@@ -13,6 +13,11 @@
 
 namespace matmulviz {
 
+/// "(allowed: <minValue> to <maxValue>)", as the range errors of JSON fields end.
+std::string allowedRangeText(int64_t minValue, int64_t maxValue);
+/// `v` as printf's %g writes it ("1.31e+41", "2.5"), for a number named in an error.
+std::string shortNumberText(double v);
+
 /// nlohmann::json's exception message `what` without its "[json.exception.parse_error.101] "
 /// tag, for messages that name the file themselves.
 std::string jsonMessageWithoutTag(const std::string& what);
