@@ -121,8 +121,11 @@ LaunchReport runLaunch(const LaunchConfig& config, std::vector<ArrayInfo> arrays
       1, config.threads() / std::max<std::uint64_t>(1, options.minThreadsPerHostThread));
   const unsigned workers = static_cast<unsigned>(
       std::min<std::uint64_t>({resolveSimThreads(options.threads), blocks, byWork}));
-  // A few ranges per host thread even out blocks of unequal cost; each range is contiguous.
-  const std::uint64_t chunks = workers == 1 ? 1 : std::min<std::uint64_t>(blocks, workers * 8);
+  // Many ranges per host thread even out blocks of unequal cost and the end of the launch, where
+  // one thread finishes its last range while the other waits: about half a range's time. With 8
+  // ranges per thread that was about 5% of smem_tiled's launch on 2 threads; with 32 it is about
+  // 1.5% (bench_simulator, tests/bench/README.md). Each range is contiguous.
+  const std::uint64_t chunks = workers == 1 ? 1 : std::min<std::uint64_t>(blocks, workers * 32);
   std::vector<std::unique_ptr<ChunkResult>> results(chunks);
 
   std::mutex mergeMutex;
