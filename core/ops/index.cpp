@@ -2,6 +2,7 @@
 // nonzero, and boolean-mask indexing (t[mask]) through it as at::index expands a mask.
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/node.h"
+#include "core/memory/sort_temporaries.h"
 #include "core/ops/ops.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/strided_loop.h"
@@ -110,6 +111,13 @@ class IndexBackward final : public Node {
     Tensor gi = zeros(selfSizes_, g[0].dtype(), g[0].storage().devicePtr(),
                       "grad of indexed input (index_put_)");
     const Tensor onDevice = indexOnDevice(indices_, gi);
+    // index_put_ with accumulate sorts the linear indices on CUDA: its buffers and CUB's storage.
+    if (DeviceContext* device = gi.device(); device && gi.numel() > 0 && indices_.numel() > 0)
+      replayTemporaries(
+          device->allocator(),
+          indexPutSortTemporaries(indices_.numel(), selfSizes_[0] - 1,
+                                  indices_.deviceKind() != DeviceKind::Host,
+                                  device->allocator().options().pytorch.architecture()));
     scatterAddRows(gi, gi.compute() ? onDevice : indices_, g[0]);
     return {gi};
   }

@@ -6,6 +6,7 @@
 #include "core/memory/cublas_workspace.h"
 #include "core/memory/kernel_temporaries.h"
 #include "core/memory/reduction_temporaries.h"
+#include "core/memory/sort_temporaries.h"
 
 #include <pybind11/stl.h>
 
@@ -114,6 +115,13 @@ void bindCuda(py::module_& m) {
           model.gpu = gpu;
           return temporarySteps(
               topkTemporaries(numSlices, sliceSize, elementBytes, model.architecture()));
+        });
+  m.def("index_put_sort_temporaries",
+        [](int64_t numIndices, int64_t maxKey, bool indexOnDevice, const std::string& gpu) {
+          PyTorchModel model;
+          model.gpu = gpu;
+          return temporarySteps(
+              indexPutSortTemporaries(numIndices, maxKey, indexOnDevice, model.architecture()));
         });
   m.def("reduction_temporaries",
         [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,

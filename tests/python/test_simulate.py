@@ -118,6 +118,32 @@ def test_forum_strategies_same_allocation_sequence(tmp_path, extra):
     assert sim_allocs == mv_allocs
 
 
+def test_index_backward_sort_same_allocation_sequence(tmp_path):
+    """The backward of c[q] sorts the indices on CUDA (index_put_ with accumulate): with the
+    index on the host and on the device, the simulation takes the sort's buffers and CUB's
+    storage as matmulviz.torch does (whose sequence equals the H200's snapshot of the same
+    statements, test_gpu_snapshots.py)."""
+    script = tmp_path / "gather_backward.py"
+    script.write_text("import torch\n"
+                      "c = torch.randn(1000, 64, 64, device='cuda', requires_grad=True)\n"
+                      "a = torch.randn(3000, 1, 64, device='cuda', requires_grad=True)\n"
+                      "q = torch.randint(0, 1000, (3000,))\n"
+                      "torch.matmul(a, c[q]).sum().backward()\n"
+                      "qd = q.cuda()\n"
+                      "torch.matmul(a, c[qd]).sum().backward()\n")
+    sim = simulate([str(script), "--report", "sim.json"], tmp_path)
+    assert sim.returncode == 0, sim.stderr
+    ref = on_matmulviz_torch(["mv.json", str(script)], tmp_path)
+    assert ref.returncode == 0, ref.stderr
+    sim_events, sim_allocs, _ = events(tmp_path / "sim.json")
+    mv_events, mv_allocs, _ = events(tmp_path / "mv.json")
+    assert sim_events == mv_events
+    assert sim_allocs == mv_allocs
+    # 3000 indices of 10 bits: CUB's storage, once per backward (core/memory/sort_temporaries.h)
+    cub = [a for a in sim_allocs if a[0] == 53759]
+    assert len(cub) == 2, sim_allocs
+
+
 # ---- H200 measurements
 
 # memcases.py's programs are written so that their aten ops are the same under PyTorch 1.13 and

@@ -39,6 +39,11 @@ DATA_DEPENDENT = {
 _DROPOUT = {torch.nn.functional.dropout, torch.dropout}
 
 
+def _accumulates(args, kwargs):
+    """index_put's accumulate argument (its fourth)."""
+    return bool(args[3] if len(args) > 3 else kwargs.get("accumulate", False))
+
+
 class DataDependentError(RuntimeError):
     """A step needs tensor values, which simulated CUDA tensors do not have."""
 
@@ -237,6 +242,12 @@ class Simulation:
     # ---- aten ops (SimTensor.__torch_dispatch__)
     def run_op(self, func, args, kwargs):
         name = func.overloadpacket.__name__
+        if name == "index_put" and self._in_backward > 0 and _accumulates(args, kwargs):
+            # The backward of t[idx] (index_backward, torch/csrc/autograd/FunctionsManual.cpp)
+            # calls the out-of-place index_put on tensor subclasses such as ours, and
+            # _index_put_impl_ in place into its zeros on plain CUDA tensors: model the latter,
+            # which allocates no copy of the zeros.
+            func, name = torch.ops.aten.index_put_.default, "index_put_"
         if name in DATA_DEPENDENT and self.values == "none":
             self._data_dependent(name)
         flat, spec = tree_flatten((args, kwargs))
@@ -246,6 +257,7 @@ class Simulation:
                     self._data_dependent(name + " with a boolean mask")
         _C._sim_push_op(name)
         staged = []  # CPU tensors copied to the device for this op
+        host_ids = set()  # ids of the arguments that stand for them
         try:
             wrapped = {}
             unwrapped = []
@@ -258,6 +270,7 @@ class Simulation:
                     staged.append(self._allocate(x.numel() * x.element_size(),
                                                  f"{name}: CPU tensor copied to the device"))
                     unwrapped.append(x if self.values == "cpu" else torch.empty_like(x, device=_META))
+                    host_ids.add(id(unwrapped[-1]))
                 elif isinstance(x, torch.device) and x.type == "cuda":
                     unwrapped.append(self._dev)
                 else:
@@ -280,7 +293,7 @@ class Simulation:
                     outputs.append(o)
                 else:
                     result.append(o)
-            self._temporaries(temporaries(name, uargs, ukwargs, outputs), staged)
+            self._temporaries(temporaries(name, uargs, ukwargs, outputs, host_ids), staged)
             return tree_unflatten(result, out_spec)
         finally:
             for block in staged:
@@ -289,7 +302,9 @@ class Simulation:
 
     def _temporaries(self, steps, held):
         """Takes `steps` (_temporaries.temporaries) on the model; the blocks still held at the
-        end go to `held`, which run_op frees when the op returns."""
+        end go to the front of `held`, which run_op frees in order when the op returns: the op's
+        own buffers last first, then the CPU tensors it copied to the device, which live as long
+        as the op's outermost locals (index_put_'s linear index outlives its sort buffers)."""
         blocks = []
         try:
             for label, nbytes, free in steps:
@@ -303,7 +318,7 @@ class Simulation:
                 else:
                     blocks.append(self._allocate(nbytes, label))
         finally:
-            held.extend(b for b in reversed(blocks) if b is not None)
+            held[:0] = [b for b in reversed(blocks) if b is not None]
 
     def _use_cublas_handle(self):
         """The current thread's cuBLAS handle (the engine's rule): its workspace on first use."""

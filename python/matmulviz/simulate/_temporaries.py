@@ -30,6 +30,11 @@ Modelled, in the order an op takes them:
   kernel's staging buffer and semaphores when it splits one output's inputs across thread
   blocks, allocated after the output and freed before the op returns
   (_C.reduction_temporaries; core/memory/reduction_temporaries.h).
+- index_put_ / _index_put_impl_ with accumulate=True and one int64 index into the first dim (the
+  backward of `c[q]`): the sort of the linear indices, its three index buffers and CUB's radix
+  sort storage, and for an index already on the device the linear index computeLinearIndex
+  makes (_C.index_put_sort_temporaries; core/memory/sort_temporaries.h). Other index patterns
+  take none here.
 - A CPU tensor of one or more dims passed to an op on CUDA tensors (the index of `c[q]`) is
   copied to the device for the op and freed right after it (PyTorch's advanced indexing moves
   the indices to self's device): Simulation.run_op makes these copies itself, before the op.
@@ -108,10 +113,30 @@ def _reduction_steps(args, kwargs):
                                     t.storage_offset(), _C.gpu())
 
 
-def temporaries(op_name, args, kwargs, outputs):
+def _index_put_steps(args, kwargs, host_ids):
+    """index_put_(self, indices, values, accumulate) with accumulate=True and one int64 index
+    into dim 0: the sort's steps (index_put_with_sort_kernel); none for other patterns."""
+    accumulate = args[3] if len(args) > 3 else kwargs.get("accumulate", False)
+    if not accumulate or len(args) < 2:
+        return []
+    self_, indices = args[0], list(args[1])
+    defined = [i for i in indices if i is not None]
+    if len(defined) != 1 or indices[0] is None or indices[0].dtype != torch.int64:
+        return []
+    n = indices[0].numel()
+    if n == 0 or self_.dim() == 0 or self_.numel() == 0:
+        return []
+    slice_size = self_.numel() // self_.size(0)
+    # largestIndex of the contiguous self over the slice size: size(0) - 1
+    max_key = (self_.numel() - 1) // slice_size
+    return _C.index_put_sort_temporaries(n, max_key, id(indices[0]) not in host_ids, _C.gpu())
+
+
+def temporaries(op_name, args, kwargs, outputs, host_ids=frozenset()):
     """The steps (see CUBLAS_HANDLE) op `op_name` (an aten overload packet name, "mm") takes
     after its outputs exist, in PyTorch's order. `args`, `kwargs`: the op's arguments (meta
-    tensors for CUDA tensors); `outputs`: its new meta outputs."""
+    tensors for CUDA tensors); `outputs`: its new meta outputs; `host_ids`: the ids of the
+    arguments that stand for CPU tensors copied to the device for the op."""
     steps = []
     positions = _MATRIX_OPERANDS.get(op_name)
     if positions is not None:
@@ -129,6 +154,8 @@ def temporaries(op_name, args, kwargs, outputs):
         kernel = _topk_steps(args, kwargs)
     elif op_name in ("sum", "mean"):
         kernel = _reduction_steps(args, kwargs)
+    elif op_name in ("index_put_", "index_put", "_index_put_impl_"):
+        kernel = _index_put_steps(args, kwargs, host_ids)
     base = len(steps)  # the engine's steps count from their own first one
     steps.extend((label, nbytes, free + base if free >= 0 else -1) for label, nbytes, free in kernel)
     return steps
