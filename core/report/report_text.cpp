@@ -44,8 +44,8 @@ void writeKeptAlive(std::ostream& os, const StrategiesReport& report) {
     for (const KeptAlive& k : r.keptAlive) {
       if (!worthTelling(k)) continue;
       os << "  " << r.strategy << ": ";
-      if (k.count == 1 && k.why.starts_with(k.label + ", ")) {
-        os << k.why << "\n";  // a description that names the block and its size already
+      if (k.whyNamesTheBlock()) {
+        os << k.why << "\n";
       } else {
         os << k.label << ", " << formatSize(k.bytes);
         if (k.count > 1) os << " in " << k.count << " blocks";

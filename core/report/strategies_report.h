@@ -20,6 +20,10 @@ struct KeptAlive {
   int64_t bytes = 0;  ///< summed block bytes (what memory_allocated counts)
   int64_t count = 0;  ///< how many blocks
   std::string why;    ///< "saved as mat2 of BmmBackward0 because a requires grad"
+
+  /// Whether `why` names the block and its size already ("cuBLAS workspace of the main thread,
+  /// 32 MiB, kept for the life of the process"), so that it is the whole line.
+  bool whyNamesTheBlock() const { return count == 1 && why.starts_with(label + ", "); }
 };
 
 /// Seconds. cold is the first run (it may pay for fresh pages); median/min/max are over the

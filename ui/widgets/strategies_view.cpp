@@ -181,9 +181,13 @@ QString StrategiesView::explain(const StrategiesReport& report) {
     out += QObject::tr("<p>curMem %1, maxMem %2 (peak).</p>")
                .arg(bytesText(r.current.allocatedBytes), bytesText(r.peak.allocatedBytes));
     out += "<ul>";
-    for (const KeptAlive& k : r.keptAlive)
-      out += QObject::tr("<li><b>%1</b>, %2: %3</li>")
-                 .arg(html(k.label), bytesText(k.bytes), html(k.why));
+    for (const KeptAlive& k : r.keptAlive) {
+      if (k.whyNamesTheBlock())
+        out += QString("<li>%1</li>").arg(html(k.why));
+      else
+        out += QObject::tr("<li><b>%1</b>, %2: %3</li>")
+                   .arg(html(k.label), bytesText(k.bytes), html(k.why));
+    }
     out += "</ul>";
   }
   for (const auto& note : report.notes) out += QString("<p><i>%1</i></p>").arg(html(note));
