@@ -14,6 +14,7 @@
 #include "core/util/blas.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -21,6 +22,10 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace matmulviz {
 
@@ -51,6 +56,20 @@ bool denseInner(const Tensor& x) {
   return (x.size(2) <= 1 || x.stride(2) == 1) && (x.size(1) <= 1 || x.stride(1) == x.size(2));
 }
 
+/// How many matrices ahead pack and unpack ask for: rows of `a` and `out` are read and written in
+/// the order of q, which the hardware prefetcher cannot follow (copying them is about a third
+/// of the fused forward's time at the seed's shape, perf, 2026-11-29).
+constexpr int64_t kPrefetchAhead = 8;
+
+/// Asks for the `bytes` at `p` (read: rw 0, write: rw 1), one request per 64-byte line; a
+/// matrix larger than 1 KiB is left to the hardware prefetcher, which follows it once started.
+template <int rw>
+inline void prefetchMatrix(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  const size_t lines = std::min<size_t>(bytes, 1024);
+  for (size_t off = 0; off < lines; off += 64) __builtin_prefetch(c + off, rw, 3);
+}
+
 /// Packs the [rows, cols] matrices x[n] for n in `ns` into dense `dst` ([ns * rows, cols]).
 template <typename T, typename Acc>
 void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& dst) {
@@ -62,9 +81,12 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
     if (denseInner(x)) {  // the common case: one memcpy per matrix
       const auto* p = static_cast<const Acc*>(x.dataPtr());
-      for (int64_t i = 0; i < count; ++i)
-        std::memcpy(d + i * block, p + ns[i] * x.stride(0),
-                    static_cast<size_t>(block) * sizeof(Acc));
+      const size_t bytes = static_cast<size_t>(block) * sizeof(Acc);
+      for (int64_t i = 0; i < count; ++i) {
+        if (i + kPrefetchAhead < count)
+          prefetchMatrix<0>(p + ns[i + kPrefetchAhead] * x.stride(0), bytes);
+        std::memcpy(d + i * block, p + ns[i] * x.stride(0), bytes);
+      }
       return;
     }
   }
@@ -84,6 +106,32 @@ void pack(const Tensor& x, const int64_t* ns, int64_t count, std::vector<Acc>& d
   }
 }
 
+/// Writes float matrices of `block` elements from dense `src` to rows ns[i] of `dst` with
+/// non-temporal stores, when every row starts on a 16-byte boundary and is whole 64-byte lines:
+/// the output is written once and read by no one soon, so the stores skip reading each line in
+/// first (a memcpy reads each line it is about to overwrite: 32 MiB more traffic at the seed's
+/// shape). With the prefetching above, fused / one sgemm went from 1.34-1.40 to 1.25-1.31
+/// (bench_strategies, four runs each, tests/bench/README.md).
+/// Returns false, having written nothing, where that does not apply.
+template <typename Acc>
+bool streamRows(Acc* dst, int64_t block, const int64_t* ns, int64_t count, const Acc* src) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<Acc, float>) {
+    const size_t bytes = static_cast<size_t>(block) * sizeof(float);
+    if (bytes % 64 != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0) return false;
+    for (int64_t i = 0; i < count; ++i) {
+      float* d = dst + ns[i] * block;
+      const float* s = src + i * block;
+      for (int64_t e = 0; e < block; e += 4) _mm_stream_ps(d + e, _mm_loadu_ps(s + e));
+    }
+    _mm_sfence();  // the stores are visible before the threads join
+    return true;
+  }
+#endif
+  (void)dst, (void)block, (void)ns, (void)count, (void)src;
+  return false;
+}
+
 /// Writes dense `src` ([ns * rows, cols]) back to the contiguous [N, rows, cols] tensor y.
 template <typename T, typename Acc>
 void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector<Acc>& src) {
@@ -91,9 +139,12 @@ void unpack(const Tensor& y, const int64_t* ns, int64_t count, const std::vector
   if (block == 0) return;
   if constexpr (std::is_same_v<typename T::Stored, Acc>) {
     auto* p = static_cast<Acc*>(y.dataPtr());
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(p + ns[i] * block, src.data() + i * block,
-                  static_cast<size_t>(block) * sizeof(Acc));
+    const size_t bytes = static_cast<size_t>(block) * sizeof(Acc);
+    if (streamRows(p, block, ns, count, src.data())) return;
+    for (int64_t i = 0; i < count; ++i) {
+      if (i + kPrefetchAhead < count) prefetchMatrix<1>(p + ns[i + kPrefetchAhead] * block, bytes);
+      std::memcpy(p + ns[i] * block, src.data() + i * block, bytes);
+    }
   } else {
     void* p = y.dataPtr();
     for (int64_t i = 0; i < count; ++i)

@@ -5,7 +5,13 @@
 //   direct / hand-written gather + bmm    target <= 1.5 (the floor for that strategy)
 // All timings are warm (buffers touched before timing): this machine pays ~2 s/GiB for fresh
 // pages, which is the cold run's business, reported apart by the CLI.
-// Usage: bench_strategies [--n N] [--m M] [--i I] [--j J] [--k K] [--repeats R]
+// fused / one sgemm is measured in ROUNDS interleaved rounds (the sgemm's median of REPEATS,
+// then one engine run of fused, back to back) and printed as the median of the rounds' ratios:
+// on a shared machine other tenants change the speed of both by tens of percent from one second
+// to the next, and timing each once, seconds apart, measured that more than the code.
+// --fused-only 1 skips the other floors (the direct strategy takes most of the run).
+// Usage: bench_strategies [--n N] [--m M] [--i I] [--j J] [--k K] [--repeats R] [--rounds ROUNDS]
+//                         [--fused-only 0|1]
 #include "core/strategies/runner.h"
 #include "core/util/blas.h"
 
@@ -54,6 +60,8 @@ void line(const char* what, double a, double b, double target) {
 int main(int argc, char** argv) {
   Workload w;
   int repeats = 5;
+  int rounds = 21;
+  bool fusedOnly = false;
   for (int x = 1; x + 1 < argc; x += 2) {
     const std::string k = argv[x];
     const long long v = std::stoll(argv[x + 1]);
@@ -69,6 +77,10 @@ int main(int argc, char** argv) {
       w.k = v;
     else if (k == "--repeats")
       repeats = static_cast<int>(v);
+    else if (k == "--fused-only")
+      fusedOnly = v != 0;
+    else if (k == "--rounds")
+      rounds = std::max(1, static_cast<int>(v));
   }
   std::printf(
       "workload N=%lld M=%lld I=%lld J=%lld K=%lld float32, %d repeats, OpenBLAS %d threads\n",
@@ -80,33 +92,61 @@ int main(int argc, char** argv) {
   // Floor 1: one sgemm with the same FLOP count.
   std::vector<float> A(static_cast<size_t>(rows * w.j), 0.5f),
       B(static_cast<size_t>(w.j * w.k), 0.25f), C(static_cast<size_t>(rows * w.k));
-  const double sgemm = medianSeconds(repeats, [&] {
+  const auto oneSgemm = [&] {
     blas::gemm(false, false, rows, w.k, w.j, 1.0f, A.data(), w.j, B.data(), w.k, 0.0f, C.data(),
                w.k);
-  });
+  };
+  const double sgemm = medianSeconds(repeats, oneSgemm);
 
-  // Floor 2: a plain gather copy of c[q] and a BLAS bmm over it, hand-written.
-  const int64_t slab = w.j * w.k;
-  std::vector<float> gathered(static_cast<size_t>(w.n * slab));
-  const auto* a = in.a.data<float>();
-  const auto* c = in.c.data<float>();
-  const auto* q = in.q.data<int64_t>();
-  const double gatherBmm = medianSeconds(repeats, [&] {
-    for (int64_t n = 0; n < w.n; ++n)
-      std::memcpy(gathered.data() + n * slab, c + q[n] * slab, static_cast<size_t>(slab) * 4);
-    for (int64_t n = 0; n < w.n; ++n)
-      blas::gemm(false, false, w.i, w.k, w.j, 1.0f, a + n * w.i * w.j, w.j,
-                 gathered.data() + n * slab, w.k, 0.0f, C.data() + n * w.i * w.k, w.k);
-  });
+  double gatherFloor = 0, direct = 0;
+  if (!fusedOnly) {
+    // Floor 2: a plain gather copy of c[q] and a BLAS bmm over it, hand-written.
+    const int64_t slab = w.j * w.k;
+    std::vector<float> gathered(static_cast<size_t>(w.n * slab));
+    const auto* a = in.a.data<float>();
+    const auto* c = in.c.data<float>();
+    const auto* q = in.q.data<int64_t>();
+    gatherFloor = medianSeconds(repeats, [&] {
+      for (int64_t n = 0; n < w.n; ++n)
+        std::memcpy(gathered.data() + n * slab, c + q[n] * slab, static_cast<size_t>(slab) * 4);
+      for (int64_t n = 0; n < w.n; ++n)
+        blas::gemm(false, false, w.i, w.k, w.j, 1.0f, a + n * w.i * w.j, w.j,
+                   gathered.data() + n * slab, w.k, 0.0f, C.data() + n * w.i * w.k, w.k);
+    });
+    direct = engineMedian(w, in, "direct", repeats);
+  }
 
-  const double direct = engineMedian(w, in, "direct", repeats);
-  const double fused = engineMedian(w, in, "fused", repeats);
-  std::printf("\n%-44s %8.4f s\n", "one sgemm [N*I, J] @ [J, K]", sgemm);
-  std::printf("%-44s %8.4f s\n", "hand-written gather copy + BLAS bmm", gatherBmm);
-  std::printf("%-44s %8.4f s\n", "engine direct: matmul(a, c[q])", direct);
-  std::printf("%-44s %8.4f s\n\n", "engine fused: gather_bmm(a, c, q)", fused);
-  line("fused / direct", fused, direct, 0.5);
-  line("fused / one sgemm of the same FLOPs", fused, sgemm, 1.3);
-  line("direct / hand-written gather + bmm", direct, gatherBmm, 1.5);
+  // fused against the sgemm in interleaved rounds: the sgemm's median of REPEATS, then one engine
+  // run of the fused strategy (after the runner's cold run), back to back.
+  std::vector<double> roundSgemm, roundFused, roundRatios;
+  for (int r = 0; r < rounds; ++r) {
+    roundSgemm.push_back(medianSeconds(repeats, oneSgemm));
+    roundFused.push_back(engineMedian(w, in, "fused", 1));
+    roundRatios.push_back(roundFused.back() / roundSgemm.back());
+  }
+  const auto mid = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double fusedMedian = mid(roundFused);
+  const double sgemmMedian = mid(roundSgemm);
+  const double fusedOverSgemm = mid(roundRatios);
+  std::sort(roundRatios.begin(), roundRatios.end());
+
+  std::printf("\n%-44s %8.4f s  (median of %d rounds: %.4f s)\n", "one sgemm [N*I, J] @ [J, K]",
+              sgemm, rounds, sgemmMedian);
+  if (!fusedOnly) {
+    std::printf("%-44s %8.4f s\n", "hand-written gather copy + BLAS bmm", gatherFloor);
+    std::printf("%-44s %8.4f s\n", "engine direct: matmul(a, c[q])", direct);
+  }
+  std::printf("%-44s %8.4f s  (median of %d rounds)\n\n", "engine fused: gather_bmm(a, c, q)",
+              fusedMedian, rounds);
+  if (!fusedOnly) line("fused / direct", fusedMedian, direct, 0.5);
+  line("fused / one sgemm of the same FLOPs", fusedOverSgemm, 1.0, 1.3);
+  std::printf("  (median of %d rounds' ratios; min %.3f, quartiles %.3f %.3f %.3f, max %.3f)\n",
+              rounds, roundRatios.front(), roundRatios[roundRatios.size() / 4],
+              roundRatios[roundRatios.size() / 2], roundRatios[roundRatios.size() * 3 / 4],
+              roundRatios.back());
+  if (!fusedOnly) line("direct / hand-written gather + bmm", direct, gatherFloor, 1.5);
   return 0;
 }
