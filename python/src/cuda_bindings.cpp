@@ -61,6 +61,13 @@ std::vector<std::tuple<std::string, int64_t, int>> temporarySteps(
   return out;
 }
 
+/// The architecture of GPU key `gpu` ("h200"); std::invalid_argument (ValueError) for another.
+const GpuArchitecture& architectureOf(const std::string& gpu) {
+  PyTorchModel model;
+  model.gpu = gpu;
+  return model.architecture();  // an entry of the static table (gpuArchitectures)
+}
+
 }  // namespace
 
 void bindCuda(py::module_& m) {
@@ -99,29 +106,22 @@ void bindCuda(py::module_& m) {
   m.def(
       "cublas_workspace_bytes",
       [](const std::string& gpu, std::optional<std::string> config) {
-        PyTorchModel model;
-        model.gpu = gpu;
         return cublasWorkspaceBytes(
-            model.architecture().computeCapability,
+            architectureOf(gpu).computeCapability,
             config ? std::optional<std::string_view>(*config) : std::nullopt);
       },
       py::arg("gpu"), py::arg("config") = py::none());
   m.def("softmax_backward_temporaries", [](int64_t numel, int64_t elementBytes) {
     return temporarySteps(softmaxBackwardTemporaries(numel, elementBytes));
   });
-  m.def("topk_temporaries",
-        [](int64_t numSlices, int64_t sliceSize, int64_t elementBytes, const std::string& gpu) {
-          PyTorchModel model;
-          model.gpu = gpu;
-          return temporarySteps(
-              topkTemporaries(numSlices, sliceSize, elementBytes, model.architecture()));
-        });
+  m.def("topk_temporaries", [](int64_t numSlices, int64_t sliceSize, int64_t elementBytes,
+                               const std::string& gpu) {
+    return temporarySteps(topkTemporaries(numSlices, sliceSize, elementBytes, architectureOf(gpu)));
+  });
   m.def("index_put_sort_temporaries",
         [](int64_t numIndices, int64_t maxKey, bool indexOnDevice, const std::string& gpu) {
-          PyTorchModel model;
-          model.gpu = gpu;
           return temporarySteps(
-              indexPutSortTemporaries(numIndices, maxKey, indexOnDevice, model.architecture()));
+              indexPutSortTemporaries(numIndices, maxKey, indexOnDevice, architectureOf(gpu)));
         });
   m.def("reduction_temporaries",
         [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
@@ -134,10 +134,8 @@ void bindCuda(py::module_& m) {
           std::vector<ReductionDim> dims;
           for (size_t d = 0; d < sizes.size(); ++d)
             dims.push_back({sizes[d], strides[d], reduced[d]});
-          PyTorchModel model;
-          model.gpu = gpu;
           return temporarySteps(
-              reductionTemporaries(dims, accumulateBytes, offsetElements, model.architecture()));
+              reductionTemporaries(dims, accumulateBytes, offsetElements, architectureOf(gpu)));
         });
   m.def("set_per_process_memory_fraction",
         [](double fraction) { Runtime::instance().setMemoryFraction(fraction); });
