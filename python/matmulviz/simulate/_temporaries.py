@@ -34,7 +34,8 @@ Modelled, in the order an op takes them:
   backward of `c[q]`): the sort of the linear indices, its three index buffers and CUB's radix
   sort storage, and for an index already on the device the linear index computeLinearIndex
   makes (_C.index_put_sort_temporaries; core/memory/sort_temporaries.h). Other index patterns
-  take none here.
+  take none here, nor does the range check (aminmax) of a call of one's own with a CUDA index:
+  the backward skips it (unsafe=True).
 - A CPU tensor of one or more dims passed to an op on CUDA tensors (the index of `c[q]`) is
   copied to the device for the op and freed right after it (PyTorch's advanced indexing moves
   the indices to self's device): Simulation.run_op makes these copies itself, before the op.
