@@ -21,9 +21,20 @@ bool topkUsesMultiBlock(int64_t numSlices, int64_t sliceSize) {
          (numSlices > 4000 && sliceSize >= 400);
 }
 
-int64_t cubScanByKeyTempBytes(int64_t items) {
-  constexpr int64_t kItemsPerTile = 1024;  // assumed, see the header
-  const int64_t tiles = std::max<int64_t>(1, (items + kItemsPerTile - 1) / kItemsPerTile);
+namespace {
+
+/// Items per tile of CUB 3.0's scan-by-key policy for 4-byte keys and values (see the header).
+int64_t scanByKeyTileItems(const GpuArchitecture& gpu) {
+  if (gpu.computeCapability >= 90) return 288 * 14;                                // sm90_tuning
+  if (gpu.computeCapability >= 80 && gpu.computeCapability < 86) return 256 * 15;  // sm80_tuning
+  return 256 * 9;  // the default policy (sm_75, sm_86)
+}
+
+}  // namespace
+
+int64_t cubScanByKeyTempBytes(int64_t items, const GpuArchitecture& gpu) {
+  const int64_t perTile = scanByKeyTileItems(gpu);
+  const int64_t tiles = std::max<int64_t>(1, (items + perTile - 1) / perTile);
   auto round256 = [](int64_t b) { return (b + 255) / 256 * 256; };
   return round256((tiles + 32) * 16) + round256((tiles + 1) * 4) + 255;
 }
@@ -41,7 +52,7 @@ std::vector<TemporaryStep> topkTemporaries(int64_t numSlices, int64_t sliceSize,
   const int64_t blocksPerSlice = (sliceSize + itemsPerBlock - 1) / itemsPerBlock;
   const int64_t numBlocks = numSlices * blocksPerSlice;
   const int64_t radixBytes = elementBytes == 8 ? 8 : 4;
-  const int64_t cub = cubScanByKeyTempBytes(numBlocks);
+  const int64_t cub = cubScanByKeyTempBytes(numBlocks, gpu);
   return {
       {"topk kthValues", numSlices * elementBytes, -1},
       {"topk ks_to_find", 2 * numSlices * 4, -1},

@@ -50,10 +50,10 @@ bool topkUsesMultiBlock(int64_t numSlices, int64_t sliceSize);
 /// The temporary storage (bytes) CUB's DeviceScan::InclusiveSumByKey asks for over `items`
 /// items with 4-byte keys and values: the decoupled look-back tile state ((tiles + 32) x 16 B)
 /// and one key per tile boundary ((tiles + 1) x 4 B), each rounded up to 256 B, plus 255 B of
-/// alignment slack (cub::AliasTemporaries). The tile size (items per tile) is CUB's tuning
-/// policy's; 1024 items per tile is assumed here (not checked against CUB's policies; it only
-/// matters once more than 15 tiles are needed).
-int64_t cubScanByKeyTempBytes(int64_t items);
+/// alignment slack (cub::AliasTemporaries). Items per tile are those of CUB 3.0's scan-by-key
+/// tuning for `gpu` (dispatch_scan_by_key.cuh, tuning_scan_by_key.cuh): sm_90 288 threads x 14
+/// items, sm_80 256 x 15, others 256 x 9. The tile size shows only above 16 tiles.
+int64_t cubScanByKeyTempBytes(int64_t items, const GpuArchitecture& gpu);
 
 /// Allocates and frees `steps` on `allocator` in order; buffers still held at the end are
 /// freed in reverse order of allocation (as C++ destroys them when the op returns).

@@ -1,9 +1,12 @@
-// The sort inside index_put_ with accumulate=True (core/memory/sort_temporaries.h, after PyTorch's
-// index_put_with_sort_kernel and CUB 3.0's DeviceRadixSort): get_num_bits, CUB's temporary
-// storage for each branch of its dispatch, the op's steps, and the engine's backward of t[q]
-// taking them. The 53759 bytes are measured (tests/reference/gpu/snapshots/gather_backward.pickle,
-// PyTorch 2.11 on an NVIDIA H200, 2026-11-28: 3000 indices into c [1000, 64, 64]); the other
-// rows follow the rule for the other policies and branches.
+// CUB's temporary storage as PyTorch's kernels ask for it. The sort inside index_put_ with
+// accumulate=True (core/memory/sort_temporaries.h, after PyTorch's index_put_with_sort_kernel and
+// CUB 3.0's DeviceRadixSort): get_num_bits, the storage for each branch of its dispatch, the op's
+// steps, and the engine's backward of t[q] taking them; and the tiles of topk's scan by key
+// (core/memory/kernel_temporaries.h). The 53759 bytes are measured
+// (tests/reference/gpu/snapshots/gather_backward.pickle, PyTorch 2.11 on an NVIDIA H200,
+// 2026-11-28: 3000 indices into c [1000, 64, 64]); the other rows follow the rule for the other
+// policies and branches.
+#include "core/memory/kernel_temporaries.h"
 #include "core/memory/sort_temporaries.h"
 #include "core/ops/ops.h"
 #include "core/tensor/tensor.h"
@@ -61,6 +64,24 @@ class TestSortTemporaries : public QObject {
     QFETCH(qint64, bytes);
     QCOMPARE(qint64(cubRadixSortPairsTempBytes(items, bits, arch(gpu.toLatin1().constData()))),
              bytes);
+  }
+
+  void scanByKeyTiles_data() {
+    QTest::addColumn<qint64>("items");
+    QTest::addColumn<QString>("gpu");
+    QTest::addColumn<qint64>("bytes");
+    // up to 16 tiles the tile state rounds to 768 bytes; the 17th tile makes it 1024
+    QTest::newRow("sm_90, 16 tiles") << qint64(16 * 4032) << "h200" << qint64(768 + 256 + 255);
+    QTest::newRow("sm_90, 17 tiles") << qint64(16 * 4032 + 1) << "h200" << qint64(1535);
+    QTest::newRow("sm_80, 17 tiles") << qint64(16 * 3840 + 1) << "a100" << qint64(1535);
+    QTest::newRow("sm_75, 16 tiles") << qint64(16 * 2304) << "t4" << qint64(1279);
+    QTest::newRow("sm_75, 17 tiles") << qint64(16 * 2304 + 1) << "t4" << qint64(1535);
+  }
+  void scanByKeyTiles() {
+    QFETCH(qint64, items);
+    QFETCH(QString, gpu);
+    QFETCH(qint64, bytes);
+    QCOMPARE(qint64(cubScanByKeyTempBytes(items, arch(gpu.toLatin1().constData()))), bytes);
   }
 
   void stepsOfAHostIndex() {
