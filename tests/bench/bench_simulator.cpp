@@ -76,6 +76,13 @@ std::string loadAverage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf(
+        "usage: bench_simulator [M K N TPB REPEATS [KERNEL|all [THREADS]]]\n"
+        "  defaults: 50000 784 10 16 3 all, THREADS one per core; KERNEL: naive, "
+        "coalesced or smem_tiled\n");
+    return 0;
+  }
   const int M = argc > 1 ? std::atoi(argv[1]) : 50000;
   const int K = argc > 2 ? std::atoi(argv[2]) : 784;
   const int N = argc > 3 ? std::atoi(argv[3]) : 10;
