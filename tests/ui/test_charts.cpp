@@ -8,6 +8,7 @@
 #include "ui/charts/ladder_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
 #include "ui/charts/strategies_chart.h"
+#include "ui/charts/strategies_chart_data.h"
 #include "ui/models/memory_timeline_model.h"
 #include "ui/models/run_history.h"
 #include "ui/models/tensor_grid_model.h"
@@ -37,6 +38,7 @@ class TestCharts : public QObject {
   void failedRunsAreShown();
   void metaTimesAreLeftOut();
   void oneRunLinesAreReadable();
+  void timeLabelsStayBelowAThousand();
   void barLabelsStandUprightWhenCrowded();
   void memoryTimeline_data();
   void memoryTimeline();
@@ -189,6 +191,17 @@ void TestCharts::oneRunLinesAreReadable() {
   QCOMPARE(texts.filter(QRegularExpression("^[0-9.]+ (s|ms|µs)$")).size(), 5);
   const QString lookAt = qEnvironmentVariable("MATMULVIZ_CHART_PNG_DIR");
   if (!lookAt.isEmpty()) QVERIFY(chart.exportTo(lookAt + "/one-run-time-lines.png", {1600, 900}));
+}
+
+void TestCharts::timeLabelsStayBelowAThousand() {
+  // 3 significant digits in the unit that keeps them below 1000 once rounded: a median of
+  // 999.7 us used to read "1e+03 µs"
+  QCOMPARE(strategies_chart_detail::formatValue(0.000500, Metric::Time), QStringLiteral("500 µs"));
+  QCOMPARE(strategies_chart_detail::formatValue(0.0009994, Metric::Time), QStringLiteral("999 µs"));
+  QCOMPARE(strategies_chart_detail::formatValue(0.0009997, Metric::Time), QStringLiteral("1 ms"));
+  QCOMPARE(strategies_chart_detail::formatValue(0.9997, Metric::Time), QStringLiteral("1 s"));
+  QCOMPARE(strategies_chart_detail::formatValue(12.34, Metric::Time), QStringLiteral("12.3 s"));
+  QCOMPARE(strategies_chart_detail::formatValue(1234.4, Metric::Time), QStringLiteral("1234 s"));
 }
 
 void TestCharts::barLabelsStandUprightWhenCrowded() {

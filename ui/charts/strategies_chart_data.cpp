@@ -34,9 +34,12 @@ QString missingValueText(const RunEntry& e, const StrategyResult& r, StrategiesC
 QString formatValue(double v, StrategiesChart::Metric m) {
   if (!std::isfinite(v)) return QStringLiteral("—");
   if (m != StrategiesChart::Metric::Time) return QString::number(v, 'f', v < 10 ? 1 : 0);
-  if (v < 1e-3) return QString::number(v * 1e6, 'g', 3) + QStringLiteral(" µs");
-  if (v < 1) return QString::number(v * 1e3, 'g', 3) + QStringLiteral(" ms");
-  return QString::number(v, 'g', 3) + QStringLiteral(" s");
+  // three significant digits in the unit that keeps them below 1000 once rounded: 999.7 us is
+  // "1 ms", not "1e+03 µs"
+  if (v * 1e6 < 999.5) return QString::number(v * 1e6, 'g', 3) + QStringLiteral(" µs");
+  if (v * 1e3 < 999.5) return QString::number(v * 1e3, 'g', 3) + QStringLiteral(" ms");
+  if (v < 999.5) return QString::number(v, 'g', 3) + QStringLiteral(" s");
+  return QString::number(v, 'f', 0) + QStringLiteral(" s");
 }
 
 const QVector<RunEntry>& noEntries() {
