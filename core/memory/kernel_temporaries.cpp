@@ -21,6 +21,12 @@ bool topkUsesMultiBlock(int64_t numSlices, int64_t sliceSize) {
          (numSlices > 4000 && sliceSize >= 400);
 }
 
+int64_t cubAliasedBytes(std::initializer_list<int64_t> sizes) {
+  int64_t total = 255;
+  for (int64_t b : sizes) total += (b + 255) / 256 * 256;
+  return total;
+}
+
 namespace {
 
 /// Items per tile of CUB 3.0's scan-by-key policy for 4-byte keys and values (see the header).
@@ -35,8 +41,7 @@ int64_t scanByKeyTileItems(const GpuArchitecture& gpu) {
 int64_t cubScanByKeyTempBytes(int64_t items, const GpuArchitecture& gpu) {
   const int64_t perTile = scanByKeyTileItems(gpu);
   const int64_t tiles = std::max<int64_t>(1, (items + perTile - 1) / perTile);
-  auto round256 = [](int64_t b) { return (b + 255) / 256 * 256; };
-  return round256((tiles + 32) * 16) + round256((tiles + 1) * 4) + 255;
+  return cubAliasedBytes({(tiles + 32) * 16, (tiles + 1) * 4});
 }
 
 std::vector<TemporaryStep> topkTemporaries(int64_t numSlices, int64_t sliceSize,

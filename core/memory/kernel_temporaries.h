@@ -9,6 +9,7 @@
 #include "core/memory/pytorch_model.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,16 @@ std::vector<TemporaryStep> topkTemporaries(int64_t numSlices, int64_t sliceSize,
 /// elements uses the multi-block radix select.
 bool topkUsesMultiBlock(int64_t numSlices, int64_t sliceSize);
 
+/// The one blob CUB asks for to hold temporary arrays of `sizes` bytes (cub::AliasTemporaries):
+/// each rounded up to 256 bytes, plus 255 bytes of slack to align the blob's start.
+int64_t cubAliasedBytes(std::initializer_list<int64_t> sizes);
+
 /// The temporary storage (bytes) CUB's DeviceScan::InclusiveSumByKey asks for over `items`
 /// items with 4-byte keys and values: the decoupled look-back tile state ((tiles + 32) x 16 B)
-/// and one key per tile boundary ((tiles + 1) x 4 B), each rounded up to 256 B, plus 255 B of
-/// alignment slack (cub::AliasTemporaries). Items per tile are those of CUB 3.0's scan-by-key
-/// tuning for `gpu` (dispatch_scan_by_key.cuh, tuning_scan_by_key.cuh): sm_90 288 threads x 14
-/// items, sm_80 256 x 15, others 256 x 9. The tile size shows only above 16 tiles.
+/// and one key per tile boundary ((tiles + 1) x 4 B), aliased into one blob (cubAliasedBytes).
+/// Items per tile are those of CUB 3.0's scan-by-key tuning for `gpu` (dispatch_scan_by_key.cuh,
+/// tuning_scan_by_key.cuh): sm_90 288 threads x 14 items, sm_80 256 x 15, others 256 x 9. The tile
+/// size shows only above 16 tiles.
 int64_t cubScanByKeyTempBytes(int64_t items, const GpuArchitecture& gpu);
 
 /// Allocates and frees `steps` on `allocator` in order; buffers still held at the end are

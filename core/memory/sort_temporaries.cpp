@@ -26,10 +26,6 @@ int64_t onesweepTileItems(const GpuArchitecture& gpu) {
   return tileItems(256, 23);                                   // Policy700
 }
 
-int64_t round256(int64_t bytes) {
-  return (bytes + 255) / 256 * 256;
-}
-
 }  // namespace
 
 int cubKeyBits(int64_t maxKey) {
@@ -45,10 +41,10 @@ int64_t cubRadixSortPairsTempBytes(int64_t items, int keyBits, const GpuArchitec
   const int64_t portions = (items + portion - 1) / portion;
   const int64_t passes = (keyBits + 7) / 8;
   const int64_t blocks = (std::min(items, portion) + tile - 1) / tile;
-  const int64_t extra = passes > 1 ? round256(items * kPairBytes) : 0;
-  return round256(portions * passes * kRadixDigits * kOffsetBytes) +
-         round256(blocks * kRadixDigits * kAtomicOffsetBytes) + extra + extra +
-         round256(portions * passes * kAtomicOffsetBytes) + 255;
+  const int64_t extra = passes > 1 ? items * kPairBytes : 0;  // a third key and value buffer
+  return cubAliasedBytes({portions * passes * kRadixDigits * kOffsetBytes,
+                          blocks * kRadixDigits * kAtomicOffsetBytes, extra, extra,
+                          portions * passes * kAtomicOffsetBytes});
 }
 
 std::vector<TemporaryStep> indexPutSortTemporaries(int64_t numIndices, int64_t maxKey,

@@ -26,8 +26,8 @@ int cubKeyBits(int64_t maxKey);
 /// - else the onesweep sort (InvokeOnesweep): a histogram of 256 8-byte offsets per 8-bit pass;
 ///   a look-back of 256 x 4 bytes per onesweep tile (8-byte pairs: sm_90 384 threads x 12
 ///   items, sm_80 384 x 10, sm_70 and sm_75 256 x 11); with two passes or more a third key and
-///   a third value buffer (items x 8 bytes each); a 4-byte counter per pass. Each is rounded up
-///   to 256 bytes, plus 255 bytes of alignment slack (AliasTemporaries).
+///   a third value buffer (items x 8 bytes each); a 4-byte counter per pass; aliased into one
+///   blob (cubAliasedBytes).
 /// Checked against the H200: 3000 indices of 10 bits take 53759 bytes.
 int64_t cubRadixSortPairsTempBytes(int64_t items, int keyBits, const GpuArchitecture& gpu);
 

@@ -20,7 +20,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from matmulviz import _C
 from matmulviz.simulate import _cuda_api, _tensor
-from matmulviz.simulate._temporaries import CUBLAS_HANDLE, temporaries
+from matmulviz.simulate._temporaries import CUBLAS_HANDLE, accumulates, temporaries
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
 
@@ -37,11 +37,6 @@ DATA_DEPENDENT = {
 
 
 _DROPOUT = {torch.nn.functional.dropout, torch.dropout}
-
-
-def _accumulates(args, kwargs):
-    """index_put's accumulate argument (its fourth)."""
-    return bool(args[3] if len(args) > 3 else kwargs.get("accumulate", False))
 
 
 class DataDependentError(RuntimeError):
@@ -242,7 +237,7 @@ class Simulation:
     # ---- aten ops (SimTensor.__torch_dispatch__)
     def run_op(self, func, args, kwargs):
         name = func.overloadpacket.__name__
-        if name == "index_put" and self._in_backward > 0 and _accumulates(args, kwargs):
+        if name == "index_put" and self._in_backward > 0 and accumulates(args, kwargs):
             # The backward of t[idx] (index_backward, torch/csrc/autograd/FunctionsManual.cpp)
             # calls the out-of-place index_put on tensor subclasses such as ours, and
             # _index_put_impl_ in place into its zeros on plain CUDA tensors: model the latter,

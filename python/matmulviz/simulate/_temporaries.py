@@ -114,11 +114,15 @@ def _reduction_steps(args, kwargs):
                                     t.storage_offset(), _C.gpu())
 
 
+def accumulates(args, kwargs):
+    """index_put's accumulate argument (its fourth)."""
+    return bool(args[3] if len(args) > 3 else kwargs.get("accumulate", False))
+
+
 def _index_put_steps(args, kwargs, host_ids):
     """index_put_(self, indices, values, accumulate) with accumulate=True and one int64 index
     into dim 0: the sort's steps (index_put_with_sort_kernel); none for other patterns."""
-    accumulate = args[3] if len(args) > 3 else kwargs.get("accumulate", False)
-    if not accumulate or len(args) < 2:
+    if not accumulates(args, kwargs) or len(args) < 2:
         return []
     self_, indices = args[0], list(args[1])
     defined = [i for i in indices if i is not None]
