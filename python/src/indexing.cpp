@@ -105,10 +105,13 @@ Tensor applySlicing(const Tensor& self, const py::tuple& items, std::vector<Adva
         result = applySelect(result, dim, item.cast<int64_t>(), realDim++);
         break;
       case Item::ScalarTensor: {
+        // PyTorch reads a 0-dim integer index with item() and selects (TensorIndexing.h,
+        // applySlicing): a view, no allocation. In meta mode the value is unknown, and only the
+        // view's storage offset depends on it; it is taken as 0.
         const Tensor& t = tensorOf(item.ptr());
-        if (!t.hasData()) throw NotSupported("indexing with a 0-dim tensor on the meta CUDA mode");
-        result = applySelect(result, dim, static_cast<int64_t>(hostReadable(t, "index").item()),
-                             realDim++);
+        const int64_t index =
+            t.hasData() ? static_cast<int64_t>(hostReadable(t, "index").item()) : 0;
+        result = applySelect(result, dim, index, realDim++);
         break;
       }
       case Item::Slice: {

@@ -87,6 +87,28 @@ def test_saved_tensor_keeps_the_gathered_copy_alive(meta):
     assert out.grad_fn.name() == "UnsafeViewBackward0" or out.grad_fn.name() == "ViewBackward0"
 
 
+@pytest.mark.parametrize("mode", ["meta", "data"])
+def test_zero_dim_cuda_index_selects_a_view(mode):
+    """c[q[i]] with q on the device: PyTorch reads the 0-dim index with item() and selects, a
+    view (no allocation), in both modes; in meta mode the index's value is unknown and only the
+    view's offset depends on it."""
+    gc.collect()
+    matmulviz.set_cuda_mode(mode)
+    try:
+        c = torch.zeros(8, 48, 40, device="cuda")
+        q = torch.from_numpy(np.arange(8)[::-1].copy()).cuda()
+        before = torch.cuda.memory_allocated()
+        row = c[q[2]]
+        assert row.shape == (48, 40) and row.stride() == (40, 1)
+        assert torch.cuda.memory_allocated() == before
+        if mode == "data":
+            assert row.storage_offset() == 5 * 48 * 40
+        del row, c, q
+    finally:
+        gc.collect()
+        matmulviz.set_cuda_mode("data")
+
+
 def test_out_of_memory_is_pytorchs_error():
     gc.collect()
     matmulviz.set_device_capacity("64MiB")
