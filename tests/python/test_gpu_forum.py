@@ -21,6 +21,8 @@ TRUTH = os.environ.get("MATMULVIZ_GPU_FORUM_TRUTH") or os.path.join(
     HERE, "..", "reference", "gpu", "pytorch_forum_memory.json")
 ROWS_PROGRAM = os.path.join(HERE, "..", "reference", "gpu", "forum_rows.py")
 CLI = os.environ.get("MATMULVIZ_CLI")
+# The architecture the measurement's GPU has (matmulviz.set_gpu's keys); the stored file's: h200.
+GPU_KEY = os.environ.get("MATMULVIZ_GPU_TRUTH_GPU") or "h200"
 # A fresh allocator, as `strategies` runs each strategy, keeps 89088 bytes more than the H200's
 # row for strategy3 with a last, shorter batch and `a` requiring grad: three gathers of 2304000
 # bytes end a 20 MiB segment with 235520 bytes to spare, which the caching allocator's
@@ -50,7 +52,7 @@ def test_forum_strategies_equal_the_gpu(shape, pytorch):
                                                   r["batch"], r["grad"]) == shape}
     done = subprocess.run(
         [CLI, "strategies", "--device", "meta", "--repeats", "1", "--pytorch", pytorch,
-         "--gpu", "h200", "--n", str(n), "--m", str(m), "--i", str(i), "--j", str(j),
+         "--gpu", GPU_KEY, "--n", str(n), "--m", str(m), "--i", str(i), "--j", str(j),
          "--k", str(k), "--batch", str(batch), "--requires-grad", grad,
          "--strategies", ",".join(sorted(want)), "--json", "-"],
         capture_output=True, text=True, timeout=600)
@@ -71,7 +73,7 @@ def test_forum_strategies_equal_the_gpu(shape, pytorch):
 
 
 def test_forum_rows_equal_the_gpu(tmp_path):
-    """tests/reference/gpu/forum_rows.py on matmulviz.torch (meta mode, PyTorch 2.x, h200)
+    """tests/reference/gpu/forum_rows.py on matmulviz.torch (meta mode, PyTorch 2.x, the GPU key)
     against every row of the measurement: curMem, maxMem and memory_reserved, both shapes, every
     requires_grad setting and strategy. The allocator starts each row as the measuring process
     did: the file's `cached_mib` (written by forum_rows.py), else 32 for the H200's file, whose
@@ -85,7 +87,7 @@ def test_forum_rows_equal_the_gpu(tmp_path):
     assert measured <= set(shapes), f"forum_rows.py has no shape for {measured - set(shapes)}"
     keys = sorted(shapes[s] for s in measured)
     out = tmp_path / "rows.json"
-    env = dict(os.environ, MATMULVIZ_GPU="h200", MATMULVIZ_PYTORCH="2.x",
+    env = dict(os.environ, MATMULVIZ_GPU=GPU_KEY, MATMULVIZ_PYTORCH="2.x",
                PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__))))
     env.pop("CUBLAS_WORKSPACE_CONFIG", None)
     done = subprocess.run([sys.executable, ROWS_PROGRAM, "matmulviz", str(out), "--cached-mib",
