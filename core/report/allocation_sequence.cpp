@@ -1,5 +1,7 @@
 #include "core/report/allocation_sequence.h"
 
+#include "core/report/record_mark_timeline.h"
+
 #include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
@@ -88,14 +90,9 @@ std::string blocksText(int64_t blocks) {
 AllocationSequence sequenceOfPythonReport(const PythonReport& report, const std::string& name) {
   Builder b(name);
   // The first event after the record mark (its "event" is the number of events before it).
-  size_t start = 0;
-  bool marked = false;
-  for (const auto& m : report.marks)
-    if (m.name == kRecordMark && m.event) {
-      start = std::min(size_t(*m.event), report.events.size());
-      marked = true;
-      break;
-    }
+  const std::optional<size_t> mark = recordMarkStart(report);
+  const size_t start = mark.value_or(0);
+  const bool marked = mark.has_value();
   std::unordered_map<int64_t, int32_t> siteOf;  // allocation id -> site
   auto siteOfId = [&](int64_t id) {
     if (const auto it = siteOf.find(id); it != siteOf.end()) return it->second;

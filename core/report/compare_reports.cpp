@@ -3,6 +3,7 @@
 #include "core/io/snapshot_store.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/report/python_report.h"
+#include "core/report/record_mark_timeline.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -143,7 +144,10 @@ CompareInput readCompareInput(const std::string& path, const std::string& name) 
 
 CompareSide compareSide(const CompareInput& input, const std::string& file) {
   CompareSide side;
-  if (!input.report.kind.empty()) {
+  if (input.fromRecordMark) {
+    side.file = file;
+    side.timelines.emplace_back(file, &*input.fromRecordMark);
+  } else if (!input.report.kind.empty()) {
     side = compareSide(input.report, file);
   } else {
     side.file = file;
@@ -160,6 +164,10 @@ ReportComparison compareReportFiles(const std::string& pathA, const std::string&
   if (nameB == nameA) nameA += " (A)", nameB += " (B)";  // two files of one name, two folders
   keep.first = readCompareInput(pathA, nameA);
   keep.second = readCompareInput(pathB, nameB);
+  // A Python run beside a snapshot: both timelines start where the recording started.
+  for (auto [run, other] : {std::pair{&keep.first, &keep.second}, {&keep.second, &keep.first}})
+    if (run->python && run->report.python && other->report.kind.empty())
+      run->fromRecordMark = timelineFromRecordMark(*run->python, run->report.python->timeline);
   ReportComparison c =
       compareReports(compareSide(keep.first, nameA), compareSide(keep.second, nameB));
   for (const CompareInput* in : {&keep.first, &keep.second})

@@ -92,6 +92,9 @@ struct CompareInput {
   std::vector<std::pair<std::string, MemoryTimeline>> snapshotTimelines;
   std::vector<AllocationSequence> sequences;
   std::string note;  ///< said beside the comparison
+  /// A Python run's timeline from its record mark on (core/report/record_mark_timeline.h), set
+  /// when the other side is a snapshot, so that both timelines start where the recording did.
+  std::optional<MemoryTimeline> fromRecordMark;
 };
 
 /// Reads the report or snapshot at `path` (told apart by the first byte: a pickle starts with

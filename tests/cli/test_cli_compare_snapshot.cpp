@@ -80,6 +80,19 @@ class TestCliCompareSnapshot : public QObject {
     for (const QString& line : expected)
       QVERIFY2(out.contains(line), qPrintable(line + "\n" + out));
   }
+  /// The run's memory timeline starts at its record mark, as the snapshot's starts at its trace:
+  /// both have as many events and peak at the same one.
+  void timelinesStartTogether() {
+    const CliResult r =
+        runCli({"compare", gpu("runs/mlp_backward.json"), gpu("snapshots/mlp_backward.pickle")});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.describe()));
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains("(43 events in A, 43 in B;"), qPrintable(out));
+    static const QRegularExpression peak(R"(peak allocated +\S+ MiB @(\d+) +\S+ MiB @(\d+))");
+    const QRegularExpressionMatch m = peak.match(out);
+    QVERIFY2(m.hasMatch(), qPrintable(out));
+    QCOMPARE(m.captured(1), m.captured(2));
+  }
   void json() {
     const CliResult r = runCli({"compare", gpu("runs/mlp_backward_extra_temporary.json"),
                                 gpu("snapshots/mlp_backward.pickle"), "--json", "-"});

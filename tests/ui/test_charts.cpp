@@ -4,6 +4,7 @@
 
 #include "tests/models/strategies_fixture.h"
 #include "ui/charts/chart_export.h"
+#include "ui/charts/compare_diff_chart.h"
 #include "ui/charts/heatmap_chart.h"
 #include "ui/charts/ladder_chart.h"
 #include "ui/charts/memory_timeline_chart.h"
@@ -40,6 +41,7 @@ class TestCharts : public QObject {
   void oneRunLinesAreReadable();
   void timeLabelsStayBelowAThousand();
   void barLabelsStandUprightWhenCrowded();
+  void namesAreNotTypesetAsPowers();
   void memoryTimeline_data();
   void memoryTimeline();
   void longTimelinesAreThinned();
@@ -202,6 +204,26 @@ void TestCharts::timeLabelsStayBelowAThousand() {
   QCOMPARE(strategies_chart_detail::formatValue(0.9997, Metric::Time), QStringLiteral("1 s"));
   QCOMPARE(strategies_chart_detail::formatValue(12.34, Metric::Time), QStringLiteral("12.3 s"));
   QCOMPARE(strategies_chart_detail::formatValue(1234.4, Metric::Time), QStringLiteral("1234 s"));
+}
+
+void TestCharts::namesAreNotTypesetAsPowers() {
+  // A snapshot's block without frames is named by its address; QCustomPlot's default number
+  // format ("gbd") would draw "block 0x7f6942e00000" as "block 0x7f6942·10^0".
+  CompareDiffChart diff;
+  diff.setRows({{"block 0x7f6942e00000", 0, 32 << 20}, {"mm 2e5", 1 << 20, 0}}, "label at the peak",
+               "run vs cuda:0");
+  QCustomPlot* plot = diff.findChild<QCustomPlot*>();
+  QCOMPARE(plot->yAxis->numberFormat(), QString("g"));
+  // Long names are elided in the middle so that the bars keep their room; the CSV has them whole.
+  diff.setRows({{"cuBLAS workspace of the autograd thread at mlp_backward.py:22", 32 << 20, 0}},
+               "label at the peak", "run vs cuda:0");
+  const auto ticker = plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  QVERIFY(ticker);
+  QCOMPARE(ticker->ticks().value(1), QString("cuBLAS workspace …mlp_backward.py:22"));
+  QVERIFY(diff.csv().contains("cuBLAS workspace of the autograd thread at mlp_backward.py:22"));
+  LadderChart ladder;
+  ladder.setRungs(LadderChart::rungsFromTimes({{"tile 16e2", 1.0, 0, true, {}}}));
+  QCOMPARE(ladder.findChild<QCustomPlot*>()->yAxis->numberFormat(), QString("g"));
 }
 
 void TestCharts::barLabelsStandUprightWhenCrowded() {

@@ -88,7 +88,7 @@ void BudgetTimelineChart::markPhases() {
   // Named on the top axis, above the data, where no band or label can cover it.
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   ticker->addTick(split, QStringLiteral("forward | backward"));
-  p->xAxis2->setTicker(ticker);
+  setTextTicks(p->xAxis2, ticker);
   p->xAxis2->setSubTicks(false);
   p->xAxis2->setVisible(true);
   p->xAxis2->setRange(p->xAxis->range());

@@ -177,6 +177,11 @@ void ChartView::setIntegerTicks(QCPAxis* axis) {
   axis->setNumberPrecision(0);
 }
 
+void ChartView::setTextTicks(QCPAxis* axis, const QSharedPointer<QCPAxisTickerText>& ticker) {
+  axis->setTicker(ticker);
+  axis->setNumberFormat(QStringLiteral("g"));  // no 'b': no power-of-ten typesetting
+}
+
 void ChartView::showPlaceholder(const QString& text) {
   auto* label = new QCPItemText(plot_);
   label->setObjectName(QStringLiteral("placeholder"));

@@ -5,6 +5,7 @@
 // toggle, a presentation mode for classrooms, hover tooltips and introspection for tests.
 
 #include <QColor>
+#include <QSharedPointer>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -13,6 +14,7 @@
 class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPAxis;
+class QCPAxisTickerText;
 class QCPBars;
 class QCPTextElement;
 class QMenu;
@@ -101,6 +103,9 @@ class ChartView : public QWidget {
   void showPlaceholder(const QString& text);
   /// Ticks at whole numbers only (event index, run id, row, column) on `axis`.
   static void setIntegerTicks(QCPAxis* axis);
+  /// Names as ticks (`ticker`'s), drawn as written: QCustomPlot's default number format typesets
+  /// a digit, 'e' and digits as a power of ten, which mangles names such as "block 0x7f69e00000".
+  static void setTextTicks(QCPAxis* axis, const QSharedPointer<QCPAxisTickerText>& ticker);
   /// Linear or logarithmic `axis`, with ticks for its current range (set the range first):
   /// powers of ten over two decades or more, plain numbers within a narrower log range.
   static void setValueScale(QCPAxis* axis, bool log);

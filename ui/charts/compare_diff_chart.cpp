@@ -12,6 +12,20 @@
 
 namespace matmulviz::ui {
 
+namespace {
+
+/// A bar's name short enough to leave the bars room (a label such as "cuBLAS workspace of the
+/// autograd thread at train.py:22" took the chart's whole width): at most 36 characters, the
+/// middle elided; the table beside the chart and the CSV give it in full.
+QString tickName(const std::string& name) {
+  constexpr qsizetype kMax = 36;
+  const QString s = QString::fromStdString(name);
+  if (s.size() <= kMax) return s;
+  return s.left(kMax / 2 - 1) + QChar(0x2026) + s.right(kMax / 2);
+}
+
+}  // namespace
+
 CompareDiffChart::CompareDiffChart(QWidget* parent) : ChartView(parent) {
   rebuild();
 }
@@ -42,8 +56,8 @@ void CompareDiffChart::rebuild() {
   // Horizontal bars: the key axis is the left one, largest |B - A| at the top.
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   const int n = int(rows_.size());
-  for (int i = 0; i < n; ++i) ticker->addTick(n - i, QString::fromStdString(rows_[size_t(i)].name));
-  p->yAxis->setTicker(ticker);
+  for (int i = 0; i < n; ++i) ticker->addTick(n - i, tickName(rows_[size_t(i)].name));
+  setTextTicks(p->yAxis, ticker);
   p->yAxis->setLabel(what_);
   p->yAxis->setRange(0.4, n + 0.6);
   p->xAxis->setLabel(QStringLiteral("B − A (MiB)"));

@@ -83,7 +83,7 @@ void CompareStrategiesChart::setupAxes() {
   const auto& rows = comparison_.strategies;
   for (size_t s = 0; s < rows.size(); ++s)
     ticker->addTick(double(s + 1), QString::fromStdString(rows[s].strategy));
-  p->xAxis->setTicker(ticker);
+  setTextTicks(p->xAxis, ticker);
   p->xAxis->setRange(0.4, double(rows.size()) + 0.6);
 }
 

@@ -85,7 +85,7 @@ void LadderChart::rebuild() {
   const int n = static_cast<int>(rungs_.size());
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int i = 0; i < n; ++i) ticker->addTick(n - i, rungs_[i].name);
-  p->yAxis->setTicker(ticker);
+  setTextTicks(p->yAxis, ticker);
   p->yAxis->setRange(0.4, n + 0.6);
   p->yAxis->setLabel(QString());
   p->xAxis->setLabel(logScale() ? QStringLiteral("time (s, log scale)")

@@ -128,7 +128,7 @@ void StrategiesChart::rebuildBars() {
   if (history_) collectKeys(*history_, strategies, settings, reference);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int s = 0; s < strategies.size(); ++s) ticker->addTick(s + 1, strategies[s]);
-  p->xAxis->setTicker(ticker);
+  setTextTicks(p->xAxis, ticker);
   p->xAxis->setLabel(QStringLiteral("strategy"));
   p->xAxis->setRange(0.4, strategies.size() + 0.6);
   // One group per requires_grad setting, and the cost model's prediction (time only) beside.

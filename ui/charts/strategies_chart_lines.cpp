@@ -118,7 +118,7 @@ void StrategiesChart::rebuildLines() {
     if (single) addPointLabels(lines.predicted.keys, lines.predicted.values, c, true);
   }
   if (single) {  // the strategies side by side: name them
-    p->xAxis->setTicker(names);
+    setTextTicks(p->xAxis, names);
     p->xAxis->setLabel(
         QStringLiteral("strategy (run %1, the only run so far)").arg(entries.front().id));
   }

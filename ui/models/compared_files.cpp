@@ -1,6 +1,7 @@
 #include "ui/models/compared_files.h"
 
 #include "core/io/timeline_store.h"
+#include "core/report/record_mark_timeline.h"
 #include "core/tensor/dtype.h"
 #include "ui/models/snapshot_allocations.h"
 
@@ -29,12 +30,28 @@ std::shared_ptr<const std::vector<AllocationSequence>> sequencesOf(const OpenedF
   return out;
 }
 
+/// A Python run's timeline from its record mark on, when `other` is a snapshot; else null.
+std::shared_ptr<const MemoryTimeline> fromRecordMark(const OpenedFile& run,
+                                                     const OpenedFile& other) {
+  if (!run.pythonReport || !run.timelines || run.timelines->size() != 1 ||
+      other.kind != FileKind::Snapshot)
+    return nullptr;
+  auto t = timelineFromRecordMark(*run.pythonReport, run.timelines->front().timeline);
+  return t ? std::make_shared<const MemoryTimeline>(std::move(*t)) : nullptr;
+}
+
 /// The side of an opened file; throws CompareError for a kind that holds no memory to compare.
+/// `fromMark`, when given, stands for a Python run's timeline.
 CompareSide sideOf(const OpenedFile& f, const std::string& name,
-                   const std::vector<AllocationSequence>& sequences) {
+                   const std::vector<AllocationSequence>& sequences,
+                   const MemoryTimeline* fromMark) {
   CompareSide side;
   side.file = name;
   for (const AllocationSequence& s : sequences) side.sequences.push_back(&s);
+  if (fromMark) {
+    side.timelines.emplace_back(str(f.timelines->front().name), fromMark);
+    return side;
+  }
   if (f.store) {
     side.noTimelineNote = "'" + side.file +
                           "' is a snapshot kept on disk (more than a million events): compared "
@@ -86,8 +103,10 @@ std::shared_ptr<const ComparedFiles> compareOpenedFiles(const OpenedFile& a, con
   if (nameA == nameB) nameA += " (A)", nameB += " (B)";
   out->sequencesA = sequencesOf(a, nameA);
   out->sequencesB = sequencesOf(b, nameB);
-  const CompareSide sa = sideOf(a, nameA, *out->sequencesA);
-  const CompareSide sb = sideOf(b, nameB, *out->sequencesB);
+  out->fromRecordMarkA = fromRecordMark(a, b);
+  out->fromRecordMarkB = fromRecordMark(b, a);
+  const CompareSide sa = sideOf(a, nameA, *out->sequencesA, out->fromRecordMarkA.get());
+  const CompareSide sb = sideOf(b, nameB, *out->sequencesB, out->fromRecordMarkB.get());
   out->nameA = QString::fromStdString(sa.file), out->nameB = QString::fromStdString(sb.file);
   out->comparison = compareReports(sa, sb);
   for (const auto& [f, name] : {std::pair{&a, &nameA}, std::pair{&b, &nameB}})

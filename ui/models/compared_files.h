@@ -21,6 +21,9 @@ struct ComparedFiles {
   std::shared_ptr<const std::vector<NamedTimeline>> timelinesA, timelinesB;
   /// The allocation sequences of a Python run's report or a snapshot (in memory or on disk).
   std::shared_ptr<const std::vector<AllocationSequence>> sequencesA, sequencesB;
+  /// A Python run's timeline from its record mark on, compared in place of its whole timeline
+  /// when the other file is a snapshot (core/report/record_mark_timeline.h); null otherwise.
+  std::shared_ptr<const MemoryTimeline> fromRecordMarkA, fromRecordMarkB;
   ReportComparison comparison;
 };
 
