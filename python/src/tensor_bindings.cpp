@@ -20,13 +20,10 @@ namespace matmulviz::python {
 
 namespace {
 
-int64_t wrapDim(int64_t dim, int64_t ndim) {
-  const int64_t n = std::max<int64_t>(ndim, 1);
-  if (dim < -n || dim >= n)
-    throw std::out_of_range("Dimension out of range (expected to be in range of [" +
-                            std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " +
-                            std::to_string(dim) + ")");
-  return dim < 0 ? dim + n : dim;
+/// `dim` of a tensor of `ndim` dims, a 0-dim tensor counting as one (c10::maybe_wrap_dim with
+/// wrap_scalar, as Tensor.stride(dim) and flatten use it); core's wrapDim says the error.
+int64_t wrapScalarDim(int64_t dim, int64_t ndim) {
+  return wrapDim(dim, std::max<int64_t>(ndim, 1));
 }
 
 /// Whether `o` is a matmulviz._C.dtype (the type looked up once, not on every Tensor.view).
@@ -55,8 +52,8 @@ Tensor toDeviceAndDType(const Tensor& t, const std::optional<std::string>& devic
 
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   if (t.dim() == 0) return reshape(t, {1});
-  start = wrapDim(start, t.dim());
-  end = wrapDim(end, t.dim());
+  start = wrapScalarDim(start, t.dim());
+  end = wrapScalarDim(end, t.dim());
   if (start > end)
     throw std::invalid_argument("flatten() has invalid args: start_dim cannot come after end_dim");
   if (start == end) return t;
@@ -173,7 +170,7 @@ void bindTensor(py::module_& m) {
       .def(
           "stride",
           [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
-            if (dim) return py::int_(t.stride(wrapDim(*dim, t.dim())));
+            if (dim) return py::int_(t.stride(wrapScalarDim(*dim, t.dim())));
             return toTuple(t.strides());
           },
           py::arg("dim") = py::none())
