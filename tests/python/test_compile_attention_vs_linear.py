@@ -23,19 +23,20 @@ What each assertion rests on:
   one: the same op as at 0.6 is recomputed. Issue 24 reports that PyTorch 2.11 on an H200 keeps
   both values at 0.8 for graphs of this family; no rule in the source read gives that (see
   docs/partitioner.md, "PyTorch 2.11"), and the measured values are not in the repository, so
-  this case states the derivation and will fail loudly when the rules change."""
+  this case states the derivation and will fail loudly when the rules change. The function and
+  the measurement are those of tests/reference/gpu/budget_family.py, the program that measures
+  the family on a GPU (tests/python/test_gpu_budget.py compares with its file)."""
 
 import gc
+import importlib.util
+import os
 
 import pytest
 
 import matmulviz
 import matmulviz.torch as torch
 import matmulviz.torch._functorch.config as config
-import matmulviz.torch.nn.functional as F
-from matmulviz.torch.utils.flop_counter import FlopCounterMode
 
-MIB = 2**20
 UNIT_FLOPS = 2 * 512**3  # the test's unit: one 512 x 512 x 512 matmul
 BACKEND = "aot_eager_decomp_partition"
 ATTENTION = "_scaled_dot_product_efficient_attention"
@@ -50,33 +51,23 @@ def meta_cuda():
     torch.cuda.empty_cache()
 
 
-def requested():
-    return torch.cuda.memory_stats()["requested_bytes.all.current"]
+def _family_program():
+    """tests/reference/gpu/budget_family.py, the program that measures this family on a GPU, as
+    a module measuring matmulviz.torch: its function and its measurement are the ones here."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference", "gpu",
+                        "budget_family.py")
+    spec = importlib.util.spec_from_file_location("budget_family", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.load("matmulviz")
+    return module
 
 
-def block(s, d):
-    """PyTorch's test's function for sequence length s * 512 and width d * 512."""
-    x = torch.randn(s * 512, d * 512, device="cuda", requires_grad=True)
-    w = torch.randn(d * 512, d * 512, device="cuda", requires_grad=True)
-
-    def f():
-        a = x.reshape(1, 1, x.shape[0], x.shape[1])
-        a = F.scaled_dot_product_attention(a, a, a, is_causal=False).reshape(x.shape)
-        return torch.mm(a, w).cos().sum()
-    return f
-
-
-def activation_and_backward_flops(fn):
-    """As the test's get_act_mem and get_bw_flops: a full step, then the forward alone (MiB,
-    rounded to 0.1), then its backward (in 512^3 matmuls)."""
-    fn().backward()
-    gc.collect()
-    base = requested()
-    out = fn()
-    activation = (requested() - base) / MIB
-    with FlopCounterMode(display=False) as mode:
-        out.backward()
-    return round(activation, 1), mode.get_total_flops() / UNIT_FLOPS
+_FAMILY = _family_program()
+block = _FAMILY.family  # PyTorch's test's function for sequence length s * 512, width d * 512
+# As the test's get_act_mem and get_bw_flops: a full step, then the forward alone (MiB, rounded
+# to 0.1), then its backward (in 512^3 matmuls).
+activation_and_backward_flops = _FAMILY.measure
 
 
 def op_flops(s, d):

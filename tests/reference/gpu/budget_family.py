@@ -23,27 +23,25 @@
 import argparse
 import json
 
-p = argparse.ArgumentParser(description="the budget partitioner on the attention/linear family")
-p.add_argument("module", choices=["torch", "matmulviz"])
-p.add_argument("out")
-p.add_argument("--sizes", default="1x1,1x3,2x2,2x1,2x5,4x7,4x9,3x2,3x7,1x2",
-               help="S x D pairs: x is [512 S, 512 D]")
-p.add_argument("--budgets", default="0,0.2,0.4,0.5,0.6,0.7,0.8,0.9,1")
-p.add_argument("--no-reset", action="store_true",
-               help="do not call torch._dynamo.reset() between sizes (dynamic shapes)")
-args = p.parse_args()
-if args.module == "torch":
-    import torch
-    import torch._functorch.config as config
-    import torch.nn.functional as F
-    from torch.utils.flop_counter import FlopCounterMode
-else:
-    import matmulviz
-    import matmulviz.torch as torch
-    import matmulviz.torch._functorch.config as config
-    import matmulviz.torch.nn.functional as F
-    from matmulviz.torch.utils.flop_counter import FlopCounterMode
-    matmulviz.set_cuda_mode("meta")
+torch = config = F = FlopCounterMode = None  # the module measured: load()
+
+
+def load(module):
+    """Measures real PyTorch ("torch") or matmulviz.torch ("matmulviz", meta mode)."""
+    global torch, config, F, FlopCounterMode
+    if module == "torch":
+        import torch
+        import torch._functorch.config as config
+        import torch.nn.functional as F
+        from torch.utils.flop_counter import FlopCounterMode
+    else:
+        import matmulviz
+        import matmulviz.torch as torch
+        import matmulviz.torch._functorch.config as config
+        import matmulviz.torch.nn.functional as F
+        from matmulviz.torch.utils.flop_counter import FlopCounterMode
+        matmulviz.set_cuda_mode("meta")
+
 
 MIB = 2**20
 UNIT = 2 * 512**3
@@ -117,6 +115,8 @@ def engine_plan(g):
 
 
 def family(s, d):
+    """PyTorch's test's function for sequence length 512 s and width 512 d: a closure over x
+    and w, both requiring grad."""
     x = torch.randn(s * 512, d * 512, device="cuda", requires_grad=True)
     w = torch.randn(d * 512, d * 512, device="cuda", requires_grad=True)
 
@@ -128,6 +128,16 @@ def family(s, d):
 
 
 def main():
+    p = argparse.ArgumentParser(description="the budget partitioner on the attention/linear family")
+    p.add_argument("module", choices=["torch", "matmulviz"])
+    p.add_argument("out")
+    p.add_argument("--sizes", default="1x1,1x3,2x2,2x1,2x5,4x7,4x9,3x2,3x7,1x2",
+                   help="S x D pairs: x is [512 S, 512 D]")
+    p.add_argument("--budgets", default="0,0.2,0.4,0.5,0.6,0.7,0.8,0.9,1")
+    p.add_argument("--no-reset", action="store_true",
+                   help="do not call torch._dynamo.reset() between sizes (dynamic shapes)")
+    args = p.parse_args()
+    load(args.module)
     if args.module == "torch":
         wrap_partitioner()
     sizes = [tuple(int(v) for v in pair.split("x")) for pair in args.sizes.split(",")]
@@ -162,4 +172,5 @@ def main():
         json.dump(result, f, indent=1)
 
 
-main()
+if __name__ == "__main__":
+    main()
