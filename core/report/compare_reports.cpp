@@ -34,8 +34,9 @@ const MemoryTimeline* findTimeline(const CompareSide& side, const std::string& n
 }
 
 ComparedTimeline pair(const std::string& nameA, const MemoryTimeline* a, const std::string& nameB,
-                      const MemoryTimeline* b) {
+                      const MemoryTimeline* b, const CompareSide& sideA, const CompareSide& sideB) {
   ComparedTimeline c;
+  c.startA = sideA.timelineStart, c.startB = sideB.timelineStart;
   c.name = nameA == nameB ? nameA : nameA + " vs " + nameB;
   c.nameA = nameA, c.nameB = nameB;
   c.a = a, c.b = b;
@@ -47,12 +48,12 @@ void pairTimelines(const CompareSide& a, const CompareSide& b, ReportComparison&
   if (a.timelines.size() == 1 && b.timelines.size() == 1) {
     const auto& [na, ta] = a.timelines.front();
     const auto& [nb, tb] = b.timelines.front();
-    out.timelines.push_back(pair(na, ta, nb, tb));
+    out.timelines.push_back(pair(na, ta, nb, tb, a, b));
     return;
   }
   for (const auto& [name, t] : a.timelines)
     if (const MemoryTimeline* other = findTimeline(b, name))
-      out.timelines.push_back(pair(name, t, name, other));
+      out.timelines.push_back(pair(name, t, name, other, a, b));
   if (out.timelines.empty() && !a.timelines.empty() && !b.timelines.empty())
     out.notes.push_back("the timelines of " + quoted(a.file) + " and " + quoted(b.file) +
                         " have no name in common, so none is compared");
@@ -147,6 +148,7 @@ CompareSide compareSide(const CompareInput& input, const std::string& file) {
   if (input.fromRecordMark) {
     side.file = file;
     side.timelines.emplace_back(file, &*input.fromRecordMark);
+    side.timelineStart = kRecordMarkStart;
   } else if (!input.report.kind.empty()) {
     side = compareSide(input.report, file);
   } else {

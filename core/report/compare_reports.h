@@ -36,7 +36,14 @@ struct CompareSide {
   /// Allocation sequences to align event by event (a Python run's, a snapshot device's), named
   /// as their timelines; a snapshot kept on disk has these and no `timelines`.
   std::vector<const AllocationSequence*> sequences;
+  /// Where its timelines start when not at their beginning, in words: a Python run's beside a
+  /// snapshot starts at its record mark (kRecordMarkStart).
+  std::string timelineStart;
 };
+
+/// CompareSide::timelineStart of a Python run's timeline cut at its record mark.
+inline constexpr const char* kRecordMarkStart =
+    "from its script's torch.cuda.memory._record_memory_history()";
 
 /// The side of a loaded report: kind "strategies" gives its report and the timeline of each run
 /// that recorded one (by strategy name); kind "python" gives its one timeline, named `file`.
@@ -50,6 +57,7 @@ struct ComparedTimeline {
   const MemoryTimeline* a = nullptr;
   const MemoryTimeline* b = nullptr;
   TimelineComparison difference;
+  std::string startA, startB;  ///< CompareSide::timelineStart of each side (empty: whole)
 };
 
 /// One pair of allocation sequences aligned event by event.

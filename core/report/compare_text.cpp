@@ -89,7 +89,13 @@ void writeTimeline(std::ostream& os, const ComparedTimeline& t, size_t maxRows) 
   const TimelineComparison& d = t.difference;
   const int w = nameWidth(d, maxRows);
   os << "\nmemory timeline: " << t.name << " (" << d.eventsA << " events in A, " << d.eventsB
-     << " in B; the whole timeline, backward included when it ran; @N: the event)\n";
+     << " in B; ";
+  if (t.startA.empty() && t.startB.empty())
+    os << "the whole timeline, backward included when it ran";
+  else  // a run beside a snapshot: both from where the recording started
+    os << "A " << (t.startA.empty() ? "from its trace's start" : t.startA) << ", B "
+       << (t.startB.empty() ? "from its trace's start" : t.startB);
+  os << "; @N: the event)\n";
   os << row(w, "", "A", "B", "B-A");
   os << row(w, "peak allocated", peakText(d.allocatedA), peakText(d.allocatedB),
             formatSizeDifference(d.allocatedB.bytes - d.allocatedA.bytes));

@@ -50,6 +50,7 @@ CompareSide sideOf(const OpenedFile& f, const std::string& name,
   for (const AllocationSequence& s : sequences) side.sequences.push_back(&s);
   if (fromMark) {
     side.timelines.emplace_back(str(f.timelines->front().name), fromMark);
+    side.timelineStart = kRecordMarkStart;
     return side;
   }
   if (f.store) {
