@@ -66,6 +66,8 @@ Json timeline(const ComparedTimeline& t) {
               {"name_a", t.nameA},
               {"name_b", t.nameB},
               {"events", {{"a", d.eventsA}, {"b", d.eventsB}}},
+              {"start", {{"a", t.startA.empty() ? Json() : Json(t.startA)},
+                         {"b", t.startB.empty() ? Json() : Json(t.startB)}}},
               {"peak_allocated", peakPair(d.allocatedA, d.allocatedB)},
               {"peak_reserved", peakPair(d.reservedA, d.reservedB)},
               {"peak_by_category", bytesList(d.peakByCategory)},
