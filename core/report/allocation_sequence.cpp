@@ -1,11 +1,10 @@
 #include "core/report/allocation_sequence.h"
 
-#include "core/report/record_mark_timeline.h"
-
 #include "core/io/snapshot_frames.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/io/timeline_store.h"
 #include "core/memory/memory_event.h"
+#include "core/report/record_mark_timeline.h"
 #include "core/util/saturating.h"
 
 #include <algorithm>

@@ -81,6 +81,12 @@ void pairSequences(const CompareSide& a, const CompareSide& b, ReportComparison&
 
 }  // namespace
 
+void compareFromRecordMark(CompareSide& side, const std::string& name,
+                           const MemoryTimeline& fromMark) {
+  side.timelines = {{name, &fromMark}};
+  side.timelineStart = kRecordMarkStart;
+}
+
 CompareSide compareSide(const LoadedReport& loaded, const std::string& file) {
   CompareSide side;
   side.file = file;
@@ -147,8 +153,7 @@ CompareSide compareSide(const CompareInput& input, const std::string& file) {
   CompareSide side;
   if (input.fromRecordMark) {
     side.file = file;
-    side.timelines.emplace_back(file, &*input.fromRecordMark);
-    side.timelineStart = kRecordMarkStart;
+    compareFromRecordMark(side, file, *input.fromRecordMark);
   } else if (!input.report.kind.empty()) {
     side = compareSide(input.report, file);
   } else {

@@ -45,6 +45,12 @@ struct CompareSide {
 inline constexpr const char* kRecordMarkStart =
     "from its script's torch.cuda.memory._record_memory_history()";
 
+/// Makes `fromMark` (a Python run's timeline cut at its record mark, timelineFromRecordMark), named
+/// `name`, the one timeline `side` compares, and says where it starts (kRecordMarkStart). The
+/// timeline must outlive the side.
+void compareFromRecordMark(CompareSide& side, const std::string& name,
+                           const MemoryTimeline& fromMark);
+
 /// The side of a loaded report: kind "strategies" gives its report and the timeline of each run
 /// that recorded one (by strategy name); kind "python" gives its one timeline, named `file`.
 /// `loaded` must outlive the side.

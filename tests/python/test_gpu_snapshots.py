@@ -28,9 +28,8 @@ MATCHING = ["softmax_topk", "mlp_backward", "attention_backward", "forum_held1_s
             "gather_backward"]
 # gather_backward matches since index_put_'s sort is modelled: the backward of c[q] sorts the
 # indices with CUB's radix sort, which takes three index buffers and CUB's temporary storage
-# (53759 B for 3000 indices of 10 bits on sm_90; core/memory/sort_temporaries.h).
-# Programs whose events part from the H200's today, each with the reason: none at present.
-EXPECTED_DIVERGENT = {}
+# (53759 B for 3000 indices of 10 bits on sm_90; core/memory/sort_temporaries.h). A program
+# added with its snapshot must match too (test_every_program_has_its_snapshot_and_a_verdict).
 
 
 def compare(program, snapshot, tmp_path):
@@ -53,8 +52,8 @@ def compare(program, snapshot, tmp_path):
 
 def test_every_program_has_its_snapshot_and_a_verdict():
     programs = sorted(f[:-3] for f in os.listdir(os.path.join(GPU, "programs")) if f.endswith(".py"))
-    assert sorted(MATCHING + list(EXPECTED_DIVERGENT) + ["mlp_backward_extra_temporary"]) == programs
-    for name in MATCHING + list(EXPECTED_DIVERGENT):
+    assert sorted(MATCHING + ["mlp_backward_extra_temporary"]) == programs
+    for name in MATCHING:
         assert os.path.isfile(os.path.join(GPU, "snapshots", name + ".pickle")), name
 
 
@@ -68,21 +67,6 @@ def test_program_matches_its_snapshot(program, tmp_path):
     # The live requests differ by what was alive at the start (the GPU's cuBLAS workspace of
     # the warm-up matmul) and by nothing else, at every matched event.
     assert s["first_requested_drift_row"] is None
-
-
-@pytest.mark.parametrize("program", sorted(EXPECTED_DIVERGENT))
-def test_program_awaiting_the_engine_fixes(program, tmp_path):
-    """What matches today: the run and its comparison work, both sides start where the
-    recordings did, and the events before the first divergence match."""
-    s = compare(program, program, tmp_path)
-    assert "_record_memory_history" in s["a"]["start"]
-    assert s["b"]["start_blocks"] >= 1  # the main thread's cuBLAS workspace
-    assert s["matched"] > 0
-    if s["first_divergence"] is None:
-        pytest.fail(f"{program} matches its snapshot now: move it from EXPECTED_DIVERGENT to "
-                    f"MATCHING (it awaited {EXPECTED_DIVERGENT[program]})")
-    first = s["first_divergence"]["row"]
-    assert all(r["kind"] == "match" for r in s["rows"][:first])
 
 
 def test_one_more_temporary_is_named_as_the_first_divergence(tmp_path):

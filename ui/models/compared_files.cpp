@@ -49,8 +49,7 @@ CompareSide sideOf(const OpenedFile& f, const std::string& name,
   side.file = name;
   for (const AllocationSequence& s : sequences) side.sequences.push_back(&s);
   if (fromMark) {
-    side.timelines.emplace_back(str(f.timelines->front().name), fromMark);
-    side.timelineStart = kRecordMarkStart;
+    compareFromRecordMark(side, str(f.timelines->front().name), *fromMark);
     return side;
   }
   if (f.store) {

@@ -131,10 +131,9 @@ def _index_put_steps(args, kwargs, host_ids):
     n = indices[0].numel()
     if n == 0 or self_.dim() == 0 or self_.numel() == 0:
         return []
-    slice_size = self_.numel() // self_.size(0)
     # largestIndex of the contiguous self over the slice size: size(0) - 1
-    max_key = (self_.numel() - 1) // slice_size
-    return _C.index_put_sort_temporaries(n, max_key, id(indices[0]) not in host_ids, _C.gpu())
+    return _C.index_put_sort_temporaries(n, self_.size(0) - 1, id(indices[0]) not in host_ids,
+                                         _C.gpu())
 
 
 def temporaries(op_name, args, kwargs, outputs, host_ids=frozenset()):
