@@ -1,5 +1,7 @@
 """Builds the matmulviz extension (matmulviz._C) with the project's own CMake, for the Python that
-runs pip: `python3 -m pip install --no-build-isolation .` (pyproject.toml holds the metadata).
+runs pip: `pip install .` (in a virtual environment: pybind11 comes from the package index, as
+pyproject.toml pins it) or `python3 -m pip install --no-build-isolation .` (Debian's pybind11-dev).
+pyproject.toml holds the metadata.
 
 The CMake build lives in build/pip-<python version>/ inside the source tree, builds only the
 module's target (no app, tests or benchmarks) and is reused by the next install. Errors from
@@ -33,6 +35,11 @@ class CMakeBuild(build_ext):
                      f"-DPython3_EXECUTABLE={sys.executable}",
                      "-DMATMULVIZ_BUILD_GUI=OFF", "-DMATMULVIZ_BUILD_TESTS=OFF",
                      "-DMATMULVIZ_BUILD_BENCH=OFF"]
+        try:  # pybind11 from the package index (an isolated build): its CMake package
+            import pybind11
+            configure.append(f"-Dpybind11_DIR={pybind11.get_cmake_dir()}")
+        except ImportError:  # --no-build-isolation: Debian's pybind11-dev, found by CMake
+            pass
         jobs = str(os.cpu_count() or 2)
         subprocess.run(configure, check=True)
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "matmulviz_python",

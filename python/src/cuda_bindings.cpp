@@ -102,6 +102,18 @@ void bindCuda(py::module_& m) {
   });
   m.def("gpu", [] { return Runtime::instance().pytorchModel().gpu; });
   m.def("pytorch_model", [] { return Runtime::instance().pytorchModel().describe(); });
+  // The modelled GPU as torch.cuda.get_device_properties() names its fields.
+  m.def("gpu_properties", [] {
+    const GpuArchitecture& a = Runtime::instance().pytorchModel().architecture();
+    py::dict d;
+    d["name"] = std::string(a.name);
+    d["major"] = a.computeCapability / 10;
+    d["minor"] = a.computeCapability % 10;
+    d["multi_processor_count"] = a.multiProcessorCount;
+    d["regs_per_multiprocessor"] = a.regsPerMultiprocessor;
+    d["max_threads_per_multi_processor"] = a.maxThreadsPerMultiProcessor;
+    return d;
+  });
   // The rules themselves, for code that replays PyTorch ops outside the engine.
   m.def(
       "cublas_workspace_bytes",

@@ -51,7 +51,7 @@ Scalar toScalar(py::handle h) {
   if (PyBool_Check(h.ptr()) || PyLong_Check(h.ptr())) return {h.cast<double>(), true};
   if (PyFloat_Check(h.ptr())) return {h.cast<double>(), false};
   throw py::type_error("expected a Python number (int, float or bool), got " +
-                       std::string(py::str(h.get_type().attr("__name__"))));
+                       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
 /// torch.return_types.topk: a named tuple (values, indices).

@@ -26,10 +26,13 @@ int64_t wrapScalarDim(int64_t dim, int64_t ndim) {
   return wrapDim(dim, std::max<int64_t>(ndim, 1));
 }
 
-/// Whether `o` is a matmulviz._C.dtype (the type looked up once, not on every Tensor.view).
+/// The class matmulviz._C.dtype, set once by bindTensor (it lives as long as the module).
+/// (py::type::of<DType>() is not available for enums from pybind11 3 on.)
+PyObject* dtypeClass = nullptr;
+
+/// Whether `o` is a matmulviz._C.dtype.
 bool isDType(py::handle o) {
-  static const py::handle type = py::type::of<DType>();  // lives as long as the module
-  return PyObject_TypeCheck(o.ptr(), reinterpret_cast<PyTypeObject*>(type.ptr())) != 0;
+  return PyObject_TypeCheck(o.ptr(), reinterpret_cast<PyTypeObject*>(dtypeClass)) != 0;
 }
 
 /// t.detach(): a new tensor on the same storage, outside the graph.
@@ -138,7 +141,9 @@ void backward(const Tensor& t, const std::optional<Tensor>& gradient, bool retai
 }  // namespace
 
 void bindTensor(py::module_& m) {
-  py::enum_<DType>(m, "dtype")
+  py::enum_<DType> dtype(m, "dtype");
+  dtypeClass = dtype.ptr();
+  dtype
       .value("float32", DType::Float32)
       .value("float16", DType::Float16)
       .value("bfloat16", DType::BFloat16)

@@ -1,12 +1,19 @@
 """torch.cuda's device and memory functions during a simulation, answered from the caching-
-allocator model (names and memory_stats() keys as PyTorch's: torch/cuda/memory.py,
-c10/cuda/CUDACachingAllocator.h DeviceStats). install() replaces them, uninstall() restores."""
+allocator model and the simulated GPU (names and memory_stats() keys as PyTorch's:
+torch/cuda/memory.py, c10/cuda/CUDACachingAllocator.h DeviceStats). install() replaces them,
+uninstall() restores. Also, while a simulation runs: torch.accelerator names CUDA (a PrivateUse1
+backend registered for the simulation would be its answer otherwise: _device.py), torch.cuda's
+lazy initialisation does nothing (PyTorch's C++ calls it before a CUDA op's arguments are used,
+and there is no driver to initialise), and the optimizers' foreach kernels accept SimTensors
+(torch/utils/_foreach_utils.py, _foreach_supported_types: a plain torch.Tensor only otherwise,
+so a GPU's default foreach AdamW would run its single-tensor loop)."""
 
 import types
 
 import torch
 
 from matmulviz import _C
+from matmulviz.simulate import _tensor
 
 
 def _stats(device=None):
@@ -33,10 +40,27 @@ def _reset_peak(device=None):
 
 
 def _properties(sim):
+    """The simulated GPU as torch.cuda.get_device_properties() describes it (the modelled
+    architecture's compute capability and multiprocessor count; total_memory: the capacity)."""
+    p = _C.gpu_properties()
     total = _C.device_capacity()
     return types.SimpleNamespace(name=sim.gpu_name, total_memory=total if total else 0,
-                                 major=9, minor=0, multi_processor_count=132,
+                                 major=p["major"], minor=p["minor"],
+                                 multi_processor_count=p["multi_processor_count"],
+                                 regs_per_multiprocessor=p["regs_per_multiprocessor"],
+                                 max_threads_per_multi_processor=p["max_threads_per_multi_processor"],
                                  is_integrated=False, is_multi_gpu_board=False)
+
+
+def _capability(device=None):
+    p = _C.gpu_properties()
+    return (p["major"], p["minor"])
+
+
+def _is_bf16_supported(including_emulation=True):
+    """torch.cuda.is_bf16_supported (torch/cuda/__init__.py): native from sm_80 on; below it,
+    emulated (True when including_emulation, as a CUDA 11+ GPU can hold bfloat16 tensors)."""
+    return _C.gpu_properties()["major"] >= 8 or bool(including_emulation)
 
 
 def _mem_get_info(device=None):
@@ -48,12 +72,15 @@ def install(sim):
     """Replaces torch.cuda's functions; returns what uninstall needs to restore them."""
     replacements = {
         "is_available": lambda: True,
+        "_lazy_init": lambda: None,
+        "is_current_stream_capturing": lambda: False,
+        "is_bf16_supported": _is_bf16_supported,
         "device_count": lambda: 1,
         "current_device": lambda: 0,
         "set_device": lambda device: None,
         "synchronize": lambda device=None: None,
         "get_device_name": lambda device=None: sim.gpu_name,
-        "get_device_capability": lambda device=None: (9, 0),
+        "get_device_capability": _capability,
         "get_device_properties": lambda device=None: _properties(sim),
         "memory_allocated": lambda device=None: _C.memory_allocated(),
         "max_memory_allocated": lambda device=None: _C.max_memory_allocated(),
@@ -74,7 +101,32 @@ def install(sim):
                 continue
             saved.append((module, name, module.__dict__.get(name, _MISSING)))
             setattr(module, name, fn)
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None:
+        cuda = torch.device("cuda")
+        for name, fn in {"is_available": lambda check_available=False: True,
+                         "current_accelerator": lambda check_available=False: cuda,
+                         "device_count": lambda: 1,
+                         "current_device_index": lambda: 0,
+                         "synchronize": lambda device=None: None}.items():
+            if hasattr(accelerator, name):
+                saved.append((accelerator, name, accelerator.__dict__.get(name, _MISSING)))
+                setattr(accelerator, name, fn)
+    foreach = _foreach_types()
+    if foreach is not None and _tensor.SimTensor not in foreach:
+        foreach.append(_tensor.SimTensor)
+        saved.append((foreach, None, _tensor.SimTensor))
     return saved
+
+
+def _foreach_types():
+    """torch.utils._foreach_utils._foreach_supported_types (a list the optimizers share), or
+    None where this PyTorch has none (1.13: the optimizers choose foreach themselves)."""
+    try:
+        from torch.utils import _foreach_utils
+    except ImportError:
+        return None
+    return getattr(_foreach_utils, "_foreach_supported_types", None)
 
 
 _MISSING = object()
@@ -82,7 +134,9 @@ _MISSING = object()
 
 def uninstall(saved):
     for module, name, fn in reversed(saved):
-        if fn is _MISSING:
+        if name is None:  # a type appended to a list
+            module.remove(fn)
+        elif fn is _MISSING:
             delattr(module, name)
         else:
             setattr(module, name, fn)

@@ -19,7 +19,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from matmulviz import _C
-from matmulviz.simulate import _cuda_api, _tensor
+from matmulviz.simulate import _cuda_api, _device, _tensor
 from matmulviz.simulate._temporaries import CUBLAS_HANDLE, accumulates, temporaries
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
@@ -113,6 +113,8 @@ class Simulation:
             raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
                              "(the values computed on the CPU too)")
         self.values = values
+        # Whether SimTensors are CUDA tensors to C++ (a CUDA build of 2.x) or meta ones (_device).
+        self.cuda_keys = _device.cuda_keys()
         # What a SimTensor wraps: a meta tensor, or with values="cpu" a CPU tensor with the values
         # (ops then run on the CPU: slower, and data-dependent steps work).
         self._dev = _META if values == "none" else torch.device("cpu")
@@ -133,6 +135,8 @@ class Simulation:
         if _tensor._simulation is not None:
             raise RuntimeError("matmulviz.simulate: a simulation is already running")
         _C.set_cuda_mode("meta")
+        if self.cuda_keys:
+            _device.prepare()
         self._model = (_C.pytorch(), _C.gpu())
         if self.pytorch is not None:
             _C.set_pytorch(self.pytorch)
@@ -210,14 +214,15 @@ class Simulation:
                 del self._blocks[key]
             self._free(block)
 
-    def wrap(self, elem, label, requires_grad=False):
-        """A SimTensor over meta tensor `elem`, allocating its storage's block if new."""
+    def wrap(self, elem, label, requires_grad=False, device=None):
+        """A SimTensor over meta tensor `elem`, allocating its storage's block if new. `device`:
+        what C++ sees (_device.py); None: what a factory makes (output_device)."""
         key = storage_key(elem)
         block = self._blocks.get(key)
         if block is None:
             block = self._allocate(storage_nbytes(elem), label)
             self._blocks[key] = block
-        t = SimTensor(elem)
+        t = SimTensor(elem, device or self.output_device(()))
         if requires_grad:
             t.requires_grad_(True)
         block.refs += 1
@@ -228,6 +233,21 @@ class Simulation:
         """The allocation id of SimTensor `t`'s storage (-1: none, e.g. empty)."""
         block = self._blocks.get(storage_key(t._elem))
         return -1 if block is None else block.id
+
+    def output_device(self, inputs):
+        """The C++ device of an op's new outputs given its arguments `inputs` (flattened): with
+        CUDA's keys, meta for a gradient (an input that is meta to C++, or a factory inside a
+        backward) and cuda otherwise (_device.py says why); without them, None (the wrapped
+        tensor's own device)."""
+        if not self.cuda_keys:
+            return None
+        simulated = False
+        for x in inputs:
+            if isinstance(x, SimTensor):
+                if _device.is_meta(x):
+                    return _device.META
+                simulated = True
+        return _device.META if self._in_backward and not simulated else _device.CUDA
 
     def note_parameter(self, t):
         block_id = self.block_id(t)
@@ -243,6 +263,10 @@ class Simulation:
             # _index_put_impl_ in place into its zeros on plain CUDA tensors: model the latter,
             # which allocates no copy of the zeros.
             func, name = torch.ops.aten.index_put_.default, "index_put_"
+        if name == "_to_copy" and self.cuda_keys and isinstance(args[0], SimTensor):
+            alias = self._device_only_copy(args[0], kwargs)
+            if alias is not None:
+                return alias
         if name in DATA_DEPENDENT and self.values == "none":
             self._data_dependent(name)
         flat, spec = tree_flatten((args, kwargs))
@@ -280,11 +304,12 @@ class Simulation:
             out_flat, out_spec = tree_flatten(out)
             result = []
             outputs = []
+            device = self.output_device(flat)
             for o in out_flat:
                 if isinstance(o, torch.Tensor) and id(o) in wrapped:
                     result.append(wrapped[id(o)])
                 elif isinstance(o, torch.Tensor) and o.device == self._dev:
-                    result.append(self.wrap(o, f"{name} {list(o.shape)}"))
+                    result.append(self.wrap(o, f"{name} {list(o.shape)}", device=device))
                     outputs.append(o)
                 else:
                     result.append(o)
@@ -294,6 +319,19 @@ class Simulation:
             for block in staged:
                 self._free(block)
             _C._sim_pop_op()
+
+    def _device_only_copy(self, x, kwargs):
+        """_to_copy of SimTensor `x` that changes only what C++ sees (cuda and meta): `x` itself,
+        as on the GPU, where the devices are equal (autograd's engine asks for it when a 0-dim
+        gradient, meta to C++, feeds a node whose input was cuda); None for any other copy."""
+        device = kwargs.get("device")
+        if device is None or device.type not in ("cuda", "meta"):
+            return None
+        if kwargs.get("dtype") not in (None, x.dtype) or kwargs.get("layout") not in (None, torch.strided):
+            return None
+        if kwargs.get("memory_format") not in (None, torch.preserve_format):
+            return None
+        return x
 
     def _temporaries(self, steps, held):
         """Takes `steps` (_temporaries.temporaries) on the model; the blocks still held at the
@@ -371,7 +409,7 @@ class Simulation:
             return self._to_device(self_arg, None)
         if func is torch.Tensor.to:
             return self._to(args, kwargs)
-        if func in _DROPOUT and isinstance(self_arg, SimTensor):
+        if func in _DROPOUT and isinstance(self_arg, SimTensor) and not self.cuda_keys:
             return self._dropout(*args, **kwargs)
         if isinstance(self_arg, SimTensor) and func in (
                 torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.tolist, torch.Tensor.item):
@@ -392,7 +430,8 @@ class Simulation:
     def _dropout(self, input, p=0.5, training=True, inplace=False):
         """Dropout as on a CUDA tensor: PyTorch's C++ picks the fused native_dropout (a bool
         mask saved for backward) only for CUDA inputs (aten/src/ATen/native/Dropout.cpp,
-        is_fused_kernel_acceptable), and a SimTensor is meta to C++; so it is called here."""
+        is_fused_kernel_acceptable); where a SimTensor is meta to C++ (no CUDA keys) it is
+        called here."""
         if not training or p == 0 or inplace or not 0 < p < 1:
             with torch._C.DisableTorchFunction():
                 return torch.nn.functional.dropout(input, p, training, inplace)
@@ -435,7 +474,7 @@ class Simulation:
             fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": kwargs.get("copy", False)}
             if memory_format is not None:
                 fwd["memory_format"] = memory_format
-            return torch.Tensor.to(t, self._dev, **fwd)
+            return torch.Tensor.to(t, **fwd)  # to the device it is on: no device argument
         if simulated and isinstance(t, torch.Tensor):
             return self._to_device(t, dtype)
         return torch.Tensor.to(*args, **kwargs)
@@ -469,11 +508,52 @@ class Simulation:
     def in_backward(self, fn, *args, **kwargs):
         """Runs autograd's `fn` (backward or grad): what it allocates is "gradients", and its
         ops run on the autograd engine's thread (its own cuBLAS workspace), as PyTorch runs a
-        CUDA graph's backward; a CPU-only PyTorch runs it on the calling thread."""
+        CUDA graph's backward; here they run on the calling thread. With CUDA's keys the root
+        gradients are meta tensors to C++ (_device.py)."""
         previous = _C._sim_set_default_category("gradients")
         self._in_backward += 1
         try:
-            return fn(*args, **kwargs)
+            if not self.cuda_keys:
+                return fn(*args, **kwargs)
+            args, kwargs = self._meta_root_gradients(fn, args, kwargs)
+            with torch.autograd.set_multithreading_enabled(False):
+                return fn(*args, **kwargs)
         finally:
             self._in_backward -= 1
             _C._sim_set_default_category(previous)
+
+    def _meta_root_gradients(self, fn, args, kwargs):
+        """`fn`'s arguments with each root gradient a meta tensor to C++: the ones
+        torch.autograd's _make_grads would make for a 1-element output (ones_like, made here the
+        same way), and the program's own grad_tensors / grad_outputs (the same block)."""
+        position, key = (1, "grad_tensors") if fn is self._backward else (2, "grad_outputs")
+        args = list(args)
+        outputs = args[0] if args else kwargs.get("tensors" if fn is self._backward else "outputs")
+        if position < len(args):
+            grads = args[position]
+        else:
+            grads = kwargs.get(key, kwargs.get("grad_variables"))
+        single = isinstance(outputs, torch.Tensor)
+        outputs = [outputs] if single else list(outputs or ())
+        if grads is None:
+            grads = [None] * len(outputs)
+        elif isinstance(grads, torch.Tensor):
+            grads = [grads]
+        else:
+            grads = list(grads)
+        if len(grads) != len(outputs):
+            return args, kwargs  # PyTorch says what is wrong
+        roots = []
+        for out, grad in zip(outputs, grads):
+            if (grad is None and isinstance(out, SimTensor) and out.requires_grad
+                    and out.numel() == 1):
+                grad = torch.ones_like(out, memory_format=torch.preserve_format)
+            if isinstance(grad, SimTensor) and not _device.is_meta(grad):
+                grad = self.wrap(grad._elem, "gradient", device=_device.META)
+            roots.append(grad)
+        if position < len(args):
+            args[position] = roots
+        else:
+            kwargs = {k: v for k, v in kwargs.items() if k != "grad_variables"}
+            kwargs[key] = roots
+        return tuple(args), kwargs

@@ -3,9 +3,9 @@ data) and says "cuda:0" where a program asks from Python (.device, .is_cuda, pri
 aten op on it goes to the running Simulation (__torch_dispatch__), which runs the op on the meta
 tensors and accounts the outputs' storages in the caching-allocator model.
 
-Why the C++ device is meta, not cuda: PyTorch's autograd records each input's device stream
-when it builds a node, which needs a CUDA device guard; a CPU-only PyTorch (Debian's 1.13) has
-none and aborts. So the wrapper is a meta tensor to C++ and a CUDA tensor to Python code."""
+To PyTorch's C++ the wrapper is a CUDA tensor on a CUDA build of 2.x (a gradient: a meta tensor),
+and a meta tensor on Debian's CPU-only 1.13, which has no CUDA device type to carry (_device.py
+says why and what that takes)."""
 
 import torch
 
@@ -27,13 +27,14 @@ def set_simulation(sim):
 
 
 class SimTensor(torch.Tensor):
-    """A data-less CUDA tensor; `_elem` is the meta tensor it wraps."""
+    """A data-less CUDA tensor; `_elem` is the meta tensor it wraps (with values="cpu", a CPU
+    tensor with the values); `device`: what C++ sees (_device.py; None: elem's device)."""
 
     @staticmethod
-    def __new__(cls, elem):
+    def __new__(cls, elem, device=None):
         r = torch.Tensor._make_wrapper_subclass(
             cls, elem.size(), strides=elem.stride(), storage_offset=elem.storage_offset(),
-            dtype=elem.dtype, layout=elem.layout, device=elem.device,
+            dtype=elem.dtype, layout=elem.layout, device=device or elem.device,
             requires_grad=elem.requires_grad)
         r._elem = elem
         return r
