@@ -143,8 +143,7 @@ void backward(const Tensor& t, const std::optional<Tensor>& gradient, bool retai
 void bindTensor(py::module_& m) {
   py::enum_<DType> dtype(m, "dtype");
   dtypeClass = dtype.ptr();
-  dtype
-      .value("float32", DType::Float32)
+  dtype.value("float32", DType::Float32)
       .value("float16", DType::Float16)
       .value("bfloat16", DType::BFloat16)
       .value("float64", DType::Float64)
