@@ -27,6 +27,11 @@ class CMakeExtension(Extension):
 
 
 class CMakeBuild(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        # An extension without sources looks up to date to setuptools once built; CMake decides.
+        self.force = True
+
     def build_extension(self, ext):
         build_dir = ROOT / "build" / f"pip-{sys.version_info.major}.{sys.version_info.minor}"
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []

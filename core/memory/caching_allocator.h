@@ -160,9 +160,10 @@ class CachingAllocator {
   /// counters are kept either way. For a long-lived device that records only part of its life.
   void setRecordTimeline(bool on) { options_.recordTimeline = on; }
 
-  /// The cuBLAS workspace of thread `thread` (a CudaThread, core/memory/cublas_workspace.h):
-  /// nullopt before the thread's first cuBLAS call, then its allocation id (-1: a 0-byte
-  /// workspace, no block). Kept by useCublasHandle(); the block is never freed.
+  /// The cuBLAS workspace of thread `thread` (a CudaThread, core/memory/cublas_workspace.h; its
+  /// cuBLASLt workspace at kCudaThreadCount + thread): nullopt before the thread's first call,
+  /// then its allocation id (-1: a 0-byte workspace, no block). Kept by useCublasHandle() and
+  /// useCublasLtHandle(); the block is never freed.
   std::optional<int64_t> cublasWorkspace(int thread) const {
     auto it = cublasWorkspaces_.find(thread);
     if (it == cublasWorkspaces_.end()) return std::nullopt;

@@ -12,6 +12,12 @@
 //   gives the sum of SIZE KiB x COUNT; unset (or without a pair) it is 32 MiB on compute
 //   capability 9.0 (":4096:8") and 4096 KiB x 2 + 16 KiB x 8 = 8320 KiB on the others. A size of
 //   0 allocates nothing (the caching allocator hands out no block for 0 bytes).
+// - cuBLASLt, which addmm with a bias vector calls (gemm_and_bias), has a workspace of its own
+//   (getCUDABlasLtWorkspace): one per thread's handle and stream, allocated through the caching
+//   allocator by the first cuBLASLt call, after the thread's cuBLAS handle (getCurrentCUDABlasLt-
+//   Handle is the cuBLAS handle, whose first use allocates the cuBLAS workspace), and kept;
+//   CUBLASLT_WORKSPACE_SIZE KiB, default 1024 KiB (parseCUDABlasLtWorkspaceSize). Measured: the
+//   H200's transformer snapshot allocates this 1 MiB at the first linear with a 2-d input.
 // The forum post's PyTorch (1.x) did not allocate the workspace through the caching allocator,
 // so with PyTorchVersion::Forum nothing is counted.
 // The simulator and the PyTorch dispatch adapter call useCublasHandle(); nothing else decides.
@@ -63,6 +69,23 @@ class AutogradThreadScope {
 /// the forum era allocate nothing. Returns the workspace's allocation id, or -1 when there is
 /// none. Throws OutOfMemoryError as any allocation; std::invalid_argument for an unknown GPU.
 int64_t useCublasHandle(CachingAllocator& allocator);
+
+/// Bytes of one cuBLASLt workspace under CUBLASLT_WORKSPACE_SIZE `kib` (none: unset): that many
+/// KiB, 1024 KiB when unset or not a number. Never throws.
+int64_t cublasLtWorkspaceBytes(std::optional<std::string_view> kib);
+
+/// Whether addmm(self, mat1, mat2, beta) runs on cuBLASLt (aten/src/ATen/native/cuda/Blas.cpp,
+/// addmm_out_cuda_impl: useLtInterface, CUDA 12.1 and later): beta 1, a contiguous 1-d self of
+/// mat2's column count, a contiguous 2-d result, a floating dtype of 16, 32 or 64 bits, and mat2
+/// of more than one row and column. `mat1Rows` and the sizes are mat1's and mat2's.
+bool addmmUsesCublasLt(int selfDims, int64_t selfSize, bool selfContiguous, bool resultContiguous,
+                       double beta, bool floatingDtype, int64_t mat2Rows, int64_t mat2Cols);
+
+/// What a cuBLASLt call does to the caching allocator first: useCublasHandle(), then, under
+/// PyTorch 2.x, the first call on the current thread allocates that thread's cuBLASLt workspace
+/// (label "cuBLASLt workspace of the main thread", category CublasWorkspace, never freed).
+/// Returns the cuBLASLt workspace's allocation id, or -1. Throws as useCublasHandle().
+int64_t useCublasLtHandle(CachingAllocator& allocator);
 
 /// "cuBLAS workspace of the autograd thread, 32 MiB, kept for the life of the process".
 std::string cublasWorkspaceDescription(CudaThread thread, int64_t bytes);

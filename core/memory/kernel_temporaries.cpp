@@ -83,6 +83,7 @@ void replayTemporaries(CachingAllocator& allocator, const std::vector<TemporaryS
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
       const TemporaryStep& s = steps[i];
+      if (s.freeStep == kOutputsStep) continue;
       if (s.freeStep >= 0) {
         const auto j = static_cast<size_t>(s.freeStep);
         if (j < i && live[j]) allocator.free(ids[j]), live[j] = false;

@@ -19,8 +19,13 @@ namespace matmulviz {
 struct TemporaryStep {
   std::string label;
   int64_t bytes = 0;
-  int freeStep = -1;  ///< >= 0: this step frees that earlier step's buffer
+  int freeStep = -1;  ///< >= 0: this step frees that earlier step's buffer; kOutputsStep: see there
 };
+
+/// The freeStep of a step that only marks where the op allocates its outputs, for an op that
+/// takes buffers before them (without such a step, the outputs come first): the PyTorch adapter
+/// allocates the outputs there; replayTemporaries() passes over it.
+constexpr int kOutputsStep = -4;
 
 /// _softmax_backward_data on CUDA (aten/src/ATen/native/cuda/SoftMax.cu,
 /// softmax_backward_cuda_out): after grad_input is allocated (structured kernel) it computes

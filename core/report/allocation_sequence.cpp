@@ -92,6 +92,8 @@ AllocationSequence sequenceOfPythonReport(const PythonReport& report, const std:
   const std::optional<size_t> mark = recordMarkStart(report);
   const size_t start = mark.value_or(0);
   const bool marked = mark.has_value();
+  const std::optional<size_t> dump = marked ? dumpMarkEnd(report, start) : std::nullopt;
+  const size_t end = dump.value_or(report.events.size());
   std::unordered_map<int64_t, int32_t> siteOf;  // allocation id -> site
   auto siteOfId = [&](int64_t id) {
     if (const auto it = siteOf.find(id); it != siteOf.end()) return it->second;
@@ -128,7 +130,7 @@ AllocationSequence sequenceOfPythonReport(const PythonReport& report, const std:
   b.startAt(reserved, marked ? "after the script's torch.cuda.memory._record_memory_history()"
                              : "at the run's first event (the script never called "
                                "torch.cuda.memory._record_memory_history())");
-  for (size_t x = start; x < report.events.size(); ++x) {
+  for (size_t x = start; x < end; ++x) {
     const MemoryEvent& e = report.events[x];
     b.reserved(e.after.reservedBytes);
     if (e.kind == MemoryEventKind::Alloc)
@@ -138,6 +140,7 @@ AllocationSequence sequenceOfPythonReport(const PythonReport& report, const std:
   }
   AllocationSequence s = b.take();
   if (marked) s.start += ", " + blocksText(s.startBlocks) + " alive then";
+  if (dump) s.start += "; up to its torch.cuda.memory._dump_snapshot()";
   return s;
 }
 

@@ -14,8 +14,9 @@
 // Where a sequence starts: a snapshot's at its trace's first event (the blocks and segments alive
 // before the recording are its start totals); a Python run's after its first mark named
 // kRecordMark (the script called torch.cuda.memory._record_memory_history() where the real
-// program started recording), else at its first event. Blocks alive at the start count in the
-// start totals; their frees later are events of the sequence.
+// program started recording), else at its first event; it ends at the first kDumpMark after
+// that (torch.cuda.memory._dump_snapshot()), else at the run's end. Blocks alive at the start count
+// in the start totals; their frees later are events of the sequence.
 
 #include "core/io/memory_snapshot.h"
 #include "core/report/python_report.h"
@@ -32,6 +33,9 @@ class TimelineStore;
 
 /// The mark torch.cuda.memory._record_memory_history() leaves in a Python run's report.
 inline constexpr const char* kRecordMark = "_record_memory_history";
+/// The mark torch.cuda.memory._dump_snapshot() leaves: a run's sequence from a record mark ends
+/// at the first one after it, where the real program's snapshot ends.
+inline constexpr const char* kDumpMark = "_dump_snapshot";
 
 /// One allocation or free, with the totals after it.
 struct SequenceEvent {

@@ -16,8 +16,16 @@ std::optional<size_t> recordMarkStart(const PythonReport& report) {
   return std::nullopt;
 }
 
-MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start) {
-  start = std::min(start, run.events.size());
+std::optional<size_t> dumpMarkEnd(const PythonReport& report, size_t start) {
+  for (const PythonMark& m : report.marks)
+    if (m.name == kDumpMark && m.event && size_t(std::max<int64_t>(0, *m.event)) >= start)
+      return std::min(size_t(*m.event), report.events.size());
+  return std::nullopt;
+}
+
+MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start, size_t end) {
+  end = std::min(end, run.events.size());
+  start = std::min(start, end);
   MemoryTimeline out;
   out.records = run.records;
   out.opNames = run.opNames;
@@ -31,7 +39,7 @@ MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start) {
     if (e.kind == MemoryEventKind::Free) alive.erase(e.allocationId);
     reserved = e.after.reservedBytes;
   }
-  const double t0 = start < run.events.size() ? run.events[start].timeUs : 0;
+  const double t0 = start < end ? run.events[start].timeUs : 0;
   MemoryCounters now;
   now.reservedBytes = reserved;
   if (reserved > 0) out.events.push_back({MemoryEventKind::SegmentAlloc, -1, reserved, 0, now, 0});
@@ -45,7 +53,7 @@ MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start) {
     now.requestedBytes = addSaturating(now.requestedBytes, r ? r->requestedBytes : 0);
     out.events.push_back({MemoryEventKind::Alloc, id, bytes, 0, now, op});
   }
-  for (size_t x = start; x < run.events.size(); ++x) {
+  for (size_t x = start; x < end; ++x) {
     MemoryEvent e = run.events[x];
     e.timeUs = std::max(0.0, e.timeUs - t0);
     out.events.push_back(e);
@@ -64,7 +72,7 @@ std::optional<MemoryTimeline> timelineFromRecordMark(const PythonReport& report,
                                                      const MemoryTimeline& run) {
   const std::optional<size_t> start = recordMarkStart(report);
   if (!start) return std::nullopt;
-  return timelineFromEvent(run, *start);
+  return timelineFromEvent(run, *start, dumpMarkEnd(report, *start).value_or(run.events.size()));
 }
 
 }  // namespace matmulviz

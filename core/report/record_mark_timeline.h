@@ -20,16 +20,23 @@ namespace matmulviz {
 /// event after it); nullopt when the report has no such mark with an event count.
 std::optional<size_t> recordMarkStart(const PythonReport& report);
 
+/// The number of the report's events before its first dump mark (kDumpMark: the script called
+/// torch.cuda.memory._dump_snapshot(), where the real program's snapshot ends) at or after
+/// `start`; nullopt when there is none.
+std::optional<size_t> dumpMarkEnd(const PythonReport& report, size_t start);
+
 /// `run` (the report's timeline, one event per report event: pythonRunFromReport) from event
 /// `start` on, as a snapshot's timeline starts: one SegmentAlloc of the memory reserved then
 /// (when any), an Alloc at time 0 for each block alive then (in the order they were allocated,
 /// with the counters building up to the state at `start`), then the events from `start` on,
-/// their times counted from the first of them. Records, labels and reasons are kept; op spans
-/// that ended before `start` are dropped and the others shifted. `start` past the end gives
-/// the state at the end and no later event.
-MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start);
+/// their times counted from the first of them, up to event `end` (exclusive). Records, labels
+/// and reasons are kept; op spans that ended before `start` are dropped and the others shifted.
+/// `start` past the end gives the state at the end and no later event.
+MemoryTimeline timelineFromEvent(const MemoryTimeline& run, size_t start,
+                                 size_t end = static_cast<size_t>(-1));
 
-/// timelineFromEvent at the report's record mark; nullopt when it has none.
+/// timelineFromEvent at the report's record mark, up to its dump mark after it when there is
+/// one; nullopt when it has no record mark.
 std::optional<MemoryTimeline> timelineFromRecordMark(const PythonReport& report,
                                                      const MemoryTimeline& run);
 

@@ -18,5 +18,6 @@ void bindFlopCounter(pybind11::module_& m);  // flop_bindings.cpp: FLOP counting
 void bindCompile(pybind11::module_& m);      // compile_bindings.cpp: partitioner, compiled backward
 void bindFusedOps(pybind11::module_& m);     // attention_bindings.cpp: fused attention ops, amax
 void bindSimulate(pybind11::module_& m);     // simulate_bindings.cpp: the allocator for real torch
+void bindSdpa(pybind11::module_& m);         // sdpa_bindings.cpp: attention's kernel choice
 
 }  // namespace matmulviz::python

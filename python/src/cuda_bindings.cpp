@@ -3,6 +3,7 @@
 #include "python/src/bindings.h"
 #include "python/src/runtime.h"
 
+#include "core/memory/attention_temporaries.h"
 #include "core/memory/cublas_workspace.h"
 #include "core/memory/kernel_temporaries.h"
 #include "core/memory/reduction_temporaries.h"
@@ -130,6 +131,15 @@ void bindCuda(py::module_& m) {
                                const std::string& gpu) {
     return temporarySteps(topkTemporaries(numSlices, sliceSize, elementBytes, architectureOf(gpu)));
   });
+  m.def(
+      "efficient_attention_backward_temporaries",
+      [](int64_t batch, int64_t heads, int64_t lq, int64_t lk, int64_t dqk, int64_t dv,
+         int64_t elementBytes, bool gradOutContiguous) {
+        return temporarySteps(efficientAttentionBackwardTemporaries(
+            {batch, heads, lq, lk, dqk, dv}, elementBytes, gradOutContiguous));
+      },
+      py::arg("batch"), py::arg("heads"), py::arg("lq"), py::arg("lk"), py::arg("dqk"),
+      py::arg("dv"), py::arg("element_bytes"), py::arg("grad_out_contiguous"));
   m.def("index_put_sort_temporaries",
         [](int64_t numIndices, int64_t maxKey, bool indexOnDevice, const std::string& gpu) {
           return temporarySteps(

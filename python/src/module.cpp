@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   matmulviz::python::bindCompile(m);
   matmulviz::python::bindFusedOps(m);
   matmulviz::python::bindSimulate(m);
+  matmulviz::python::bindSdpa(m);
 }

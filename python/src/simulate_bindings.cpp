@@ -4,6 +4,7 @@
 // same CachingAllocator (core/memory/caching_allocator.h) as matmulviz.torch's tensors, so the
 // recorder, memory_stats() and the report see them alike.
 #include "core/memory/cublas_workspace.h"
+#include "core/memory/op_outputs.h"
 #include "core/ops/gemm_kernel.h"
 #include "python/src/bindings.h"
 #include "python/src/runtime.h"
@@ -75,22 +76,35 @@ void bindSimulate(py::module_& m) {
   m.def("_sim_pop_op", [] { cudaAllocator().popOp(); });
   m.def(
       "_sim_use_cublas_handle",
-      [](bool autogradThread) -> std::optional<std::pair<int64_t, int64_t>> {
+      [](bool autogradThread, bool lt) -> std::optional<std::pair<int64_t, int64_t>> {
         std::optional<AutogradThreadScope> scope;
         if (autogradThread) scope.emplace();
         CachingAllocator& a = cudaAllocator();
         const int thread = static_cast<int>(currentCudaThread());
-        const bool had = a.cublasWorkspace(thread).has_value();
-        const int64_t id = useCublasHandle(a);
+        const int slot = lt ? kCudaThreadCount + thread : thread;
+        const bool had = a.cublasWorkspace(slot).has_value();
+        const int64_t id = lt ? useCublasLtHandle(a) : useCublasHandle(a);
         if (had || id < 0) return std::nullopt;
         return std::make_pair(id, a.record(id).blockBytes);
       },
-      py::arg("autograd_thread"),
-      "What an op that calls cuBLAS does first (core/memory/cublas_workspace.h, the rule the "
-      "engine's matmuls follow): under PyTorch 2.x the first such op on the main thread, or on "
-      "the autograd engine's thread (`autograd_thread`: inside a backward), allocates that "
-      "thread's workspace, kept for the life of the process. Returns (allocation id, block "
-      "bytes) when this call allocated it, else None. Raises OutOfMemoryError.");
+      py::arg("autograd_thread"), py::arg("lt") = false,
+      "What an op that calls cuBLAS (`lt`: cuBLASLt) does first (core/memory/cublas_workspace.h, "
+      "the rule the engine's matmuls follow): under PyTorch 2.x the first such op on the main "
+      "thread, or on the autograd engine's thread (`autograd_thread`: inside a backward), "
+      "allocates that thread's workspace, kept for the life of the process (cuBLASLt: the cuBLAS "
+      "handle's first, when it has none yet). Returns (allocation id, block bytes) of the "
+      "workspace `lt` names when this call allocated it, else None. Raises OutOfMemoryError.");
+  m.def("addmm_uses_cublaslt", &addmmUsesCublasLt, py::arg("self_dims"), py::arg("self_size"),
+        py::arg("self_contiguous"), py::arg("result_contiguous"), py::arg("beta"),
+        py::arg("floating"), py::arg("mat2_rows"), py::arg("mat2_cols"),
+        "Whether addmm runs on cuBLASLt (core/memory/cublas_workspace.h).");
+  m.def("host_output_positions", &hostOutputPositions, py::arg("op"),
+        "The positions of the outputs of aten op `op` that PyTorch's CUDA kernel makes on the "
+        "host (core/memory/op_outputs.h): no device block.");
+  m.def("output_allocation_order", &outputAllocationOrder, py::arg("op"),
+        "The positions of the outputs of aten op `op` in the order PyTorch's CUDA kernel "
+        "allocates them, where it differs from their order (core/memory/op_outputs.h); empty "
+        "otherwise.");
   m.def("_blas_compatible", &detail::blasCompatible, py::arg("rows"), py::arg("cols"),
         py::arg("row_stride"), py::arg("col_stride"),
         "Whether a [rows, cols] matrix with these strides (elements) is a BLAS operand as it is; "

@@ -4,9 +4,10 @@ torch/cuda/memory.py, c10/cuda/CUDACachingAllocator.h DeviceStats). install() re
 uninstall() restores. Also, while a simulation runs: torch.accelerator names CUDA (a PrivateUse1
 backend registered for the simulation would be its answer otherwise: _device.py), torch.cuda's
 lazy initialisation does nothing (PyTorch's C++ calls it before a CUDA op's arguments are used,
-and there is no driver to initialise), and the optimizers' foreach kernels accept SimTensors
-(torch/utils/_foreach_utils.py, _foreach_supported_types: a plain torch.Tensor only otherwise,
-so a GPU's default foreach AdamW would run its single-tensor loop)."""
+and there is no driver to initialise), and the optimizers' foreach and fused kernels accept SimTensors
+(torch/optim/optimizer.py, torch/utils/_foreach_utils.py: _foreach_supported_types, plain
+tensors and parameters only otherwise, so a GPU's default foreach AdamW would run its
+single-tensor loop)."""
 
 import types
 
@@ -63,6 +64,31 @@ def _is_bf16_supported(including_emulation=True):
     return _C.gpu_properties()["major"] >= 8 or bool(including_emulation)
 
 
+def _record_memory_history(sim):
+    """torch.cuda.memory._record_memory_history(enabled="all", ...): from here on the run's
+    allocations are recorded as a snapshot's trace (simulate/_snapshot.py), and the report marks
+    the moment (where a real program's snapshot starts: `matmulviz-cli compare`); enabled=None
+    stops the recording."""
+    def record(enabled="all", *args, **kwargs):
+        if enabled in (None, False):
+            sim.history.stop()
+            return
+        if _C._record_active():
+            _C._record_mark("_record_memory_history")
+        sim.history.start()
+    return record
+
+
+def _dump_snapshot(sim):
+    """torch.cuda.memory._dump_snapshot(filename): the recorded trace written as PyTorch writes
+    it (simulate/_snapshot.py), and a mark in the report (where the real snapshot ends)."""
+    def dump(filename="dump_snapshot.pickle"):
+        if _C._record_active():
+            _C._record_mark("_dump_snapshot")
+        sim.history.write(filename)
+    return dump
+
+
 def _mem_get_info(device=None):
     total = _C.device_capacity() or 0
     return (max(0, total - _C.memory_reserved()), total)
@@ -94,7 +120,15 @@ def install(sim):
         "memory_summary": _summary,
         "mem_get_info": _mem_get_info,
     }
+    memory_only = {
+        "_record_memory_history": _record_memory_history(sim),
+        "_dump_snapshot": _dump_snapshot(sim),
+        "_snapshot": lambda device=None, augment_with_fx_traces=False: sim.history.snapshot(),
+    }
     saved = []
+    for name, fn in memory_only.items():
+        saved.append((torch.cuda.memory, name, torch.cuda.memory.__dict__.get(name, _MISSING)))
+        setattr(torch.cuda.memory, name, fn)
     for module in (torch.cuda, torch.cuda.memory):
         for name, fn in replacements.items():
             if module is torch.cuda.memory and not hasattr(module, name):
@@ -112,21 +146,27 @@ def install(sim):
             if hasattr(accelerator, name):
                 saved.append((accelerator, name, accelerator.__dict__.get(name, _MISSING)))
                 setattr(accelerator, name, fn)
-    foreach = _foreach_types()
-    if foreach is not None and _tensor.SimTensor not in foreach:
-        foreach.append(_tensor.SimTensor)
-        saved.append((foreach, None, _tensor.SimTensor))
+    for foreach in _foreach_types():
+        if _tensor.SimTensor not in foreach:
+            foreach.append(_tensor.SimTensor)
+            saved.append((foreach, None, _tensor.SimTensor))
     return saved
 
 
 def _foreach_types():
-    """torch.utils._foreach_utils._foreach_supported_types (a list the optimizers share), or
-    None where this PyTorch has none (1.13: the optimizers choose foreach themselves)."""
-    try:
-        from torch.utils import _foreach_utils
-    except ImportError:
-        return None
-    return getattr(_foreach_utils, "_foreach_supported_types", None)
+    """The lists of tensor types the optimizers' foreach and fused paths accept
+    (torch/optim/optimizer.py and torch/utils/_foreach_utils.py, _foreach_supported_types); none
+    in PyTorch 1.13."""
+    lists = []
+    for name in ("torch.optim.optimizer", "torch.utils._foreach_utils"):
+        try:
+            module = __import__(name, fromlist=["_foreach_supported_types"])
+        except ImportError:
+            continue
+        types_ = getattr(module, "_foreach_supported_types", None)
+        if isinstance(types_, list) and all(types_ is not l for l in lists):
+            lists.append(types_)
+    return lists
 
 
 _MISSING = object()

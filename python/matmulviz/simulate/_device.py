@@ -36,6 +36,9 @@ branches it knows (dropout) itself."""
 
 import torch
 
+# The C++ tensor's own attributes, which a SimTensor's Python properties override (1.13's name).
+TENSOR_BASE = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase
+
 META = torch.device("meta")
 CUDA = torch.device("cuda", 0)
 
@@ -68,9 +71,9 @@ def prepare():
 
 def cpp_device(t):
     """The device C++ sees for tensor `t` (a SimTensor's Python .device always says cuda:0)."""
-    return torch._C.TensorBase.device.__get__(t)
+    return TENSOR_BASE.device.__get__(t)
 
 
 def is_meta(t):
     """Whether C++ sees tensor `t` as a meta tensor."""
-    return torch._C.TensorBase.is_meta.__get__(t)
+    return TENSOR_BASE.is_meta.__get__(t)

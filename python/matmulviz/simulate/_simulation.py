@@ -19,8 +19,9 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from matmulviz import _C
-from matmulviz.simulate import _cuda_api, _device, _tensor
-from matmulviz.simulate._temporaries import CUBLAS_HANDLE, accumulates, temporaries
+from matmulviz.simulate import _composite, _cuda_api, _device, _tensor
+from matmulviz.simulate._temporaries import (CUBLAS_HANDLE, CUBLASLT_HANDLE, OUTPUTS,
+                                             accumulates, temporaries)
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
 
@@ -94,6 +95,12 @@ class _Saved:
             _C._sim_holder(self.block, self.why, -1)
 
 
+def _accumulable(t):
+    """can_accumulate_inplace's layout condition: a non-overlapping, dense tensor that is not a
+    view of another's storage."""
+    return not t._is_view() and t.is_contiguous()
+
+
 class _CudaMode(TorchFunctionMode):
     """Routes the program's "cuda" to SimTensors (see Simulation.function)."""
 
@@ -129,6 +136,16 @@ class Simulation:
         self._pending_saved = []
         self._active = False
         self.observers = []  # objects with on_alloc(block, requested) and on_free(block)
+        # What torch.cuda.memory._record_memory_history() records (simulate/_snapshot.py).
+        from matmulviz.simulate._snapshot import SnapshotRecorder
+        self.history = SnapshotRecorder()
+        # scaled_dot_product_attention's kernel choices: {(frame, kernel): why not the others}
+        self.sdpa_choices = {}
+        self._output_rules_of = {}  # op name -> _output_rules
+        # The autograd node running now and how many have run (_note_node).
+        self._current_node = getattr(torch._C, "_current_autograd_node", None)
+        self._last_node = None
+        self._node_serial = 0
 
     # ---- the run
     def __enter__(self):
@@ -150,6 +167,7 @@ class Simulation:
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
         self._patches = _cuda_api.install(self)
+        self._composites = _composite.install(self)
         # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
         # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
         self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
@@ -161,8 +179,10 @@ class Simulation:
         return self
 
     def __exit__(self, *exc):
+        self.history.stop()
         self._active = False
         torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
+        _composite.uninstall(self._composites)
         _cuda_api.uninstall(self._patches)
         torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
         self._hooks.__exit__(*exc)
@@ -229,6 +249,13 @@ class Simulation:
         weakref.finalize(t, self._release, key, block).atexit = False
         return t
 
+    def as_device_of(self, t, like):
+        """SimTensor `t` seen by C++ on `like`'s device: the same block (a gradient, meta to C++
+        while autograd's engine made it, as its CUDA parameter's .grad)."""
+        if not self._active:
+            return t
+        return self.wrap(t._elem, "gradient", device=_device.cpp_device(like))
+
     def block_id(self, t):
         """The allocation id of SimTensor `t`'s storage (-1: none, e.g. empty)."""
         block = self._blocks.get(storage_key(t._elem))
@@ -263,6 +290,12 @@ class Simulation:
             # _index_put_impl_ in place into its zeros on plain CUDA tensors: model the latter,
             # which allocates no copy of the zeros.
             func, name = torch.ops.aten.index_put_.default, "index_put_"
+        if self._in_backward:
+            self._note_node()
+        if name == "add" and self._in_backward and func is torch.ops.aten.add.Tensor:
+            summed = self._engine_accumulation(args, kwargs)
+            if summed is not None:
+                return summed
         if name == "_to_copy" and self.cuda_keys and isinstance(args[0], SimTensor):
             alias = self._device_only_copy(args[0], kwargs)
             if alias is not None:
@@ -302,23 +335,78 @@ class Simulation:
                     raise
                 out = self._without_meta_kernel(func, unwrapped, spec)
             out_flat, out_spec = tree_flatten(out)
-            result = []
-            outputs = []
-            device = self.output_device(flat)
-            for o in out_flat:
-                if isinstance(o, torch.Tensor) and id(o) in wrapped:
-                    result.append(wrapped[id(o)])
-                elif isinstance(o, torch.Tensor) and o.device == self._dev:
-                    result.append(self.wrap(o, f"{name} {list(o.shape)}", device=device))
-                    outputs.append(o)
-                else:
-                    result.append(o)
-            self._temporaries(temporaries(name, uargs, ukwargs, outputs, host_ids), staged)
+            host, order = self._output_rules(name)
+            new = [i for i, o in enumerate(out_flat)
+                   if isinstance(o, torch.Tensor) and id(o) not in wrapped and i not in host
+                   and o.device == self._dev]
+            steps = temporaries(name, uargs, ukwargs, [out_flat[i] for i in new], host_ids)
+            first = steps.index(OUTPUTS) + 1 if OUTPUTS in steps else 0
+            blocks = []  # one per step taken: the block it allocated, or None
+            try:
+                self._take(steps[:first], blocks)  # the buffers an op takes before its outputs
+                result = list(out_flat)
+                device = self.output_device(flat)
+                for i in order or range(len(out_flat)):
+                    o = out_flat[i]
+                    if isinstance(o, torch.Tensor) and id(o) in wrapped:
+                        result[i] = wrapped[id(o)]
+                    elif i in host:  # made on the host by the CUDA kernel: no block
+                        result[i] = o if o.device.type == "cpu" else torch.empty_like(o, device="cpu")
+                    elif i in new:
+                        result[i] = self.wrap(o, f"{name} {list(o.shape)}", device=device)
+                        if self._in_backward:
+                            result[i]._sim_node = self._node_serial
+                self._take(steps[first:], blocks)
+            finally:
+                # The op's own buffers still held are freed last first when it returns, then the
+                # CPU tensors it copied to the device, which live as long as the op's outermost
+                # locals (index_put_'s linear index outlives its sort buffers).
+                staged[:0] = [b for b in reversed(blocks) if b is not None]
             return tree_unflatten(result, out_spec)
         finally:
             for block in staged:
                 self._free(block)
             _C._sim_pop_op()
+
+    def _output_rules(self, name):
+        """(positions of op `name`'s outputs made on the host, the order its kernel allocates
+        its outputs in or ()), core's rules (core/memory/op_outputs.h), cached."""
+        rules = self._output_rules_of.get(name)
+        if rules is None:
+            rules = self._output_rules_of[name] = (frozenset(_C.host_output_positions(name)),
+                                                  tuple(_C.output_allocation_order(name)))
+        return rules
+
+    def _engine_accumulation(self, args, kwargs):
+        """Autograd's engine summing two gradients for one input (InputBuffer::accumulate,
+        torch/csrc/autograd/input_buffer.cpp: `old_var + var` with grad mode off, while the node
+        that produced `var` is still the current one): it adds in place into a buffer it holds
+        the last reference to (can_accumulate_inplace), else out of place; a tensor subclass is
+        never added into, so for SimTensors PyTorch always takes the out-of-place path. Here the
+        GPU's: into old_var (a gradient an earlier node made), else into var, when it is dense
+        and not a view (the engine's C++ reference counts are not visible; it holds the only one
+        of a gradient it is summing), as `add_`. None where the GPU adds out of place too, or
+        where the add is not the engine's (grad mode on, or old_var made by the current node)."""
+        if torch.is_grad_enabled() or len(args) != 2 or kwargs.get("alpha", 1) != 1:
+            return None
+        a, b = args
+        if not (isinstance(a, SimTensor) and isinstance(b, SimTensor)) or a.dtype != b.dtype:
+            return None
+        if getattr(a, "_sim_node", self._node_serial) >= self._node_serial:
+            return None
+        for into, other in ((a, b), (b, a)):
+            if into.shape == torch.broadcast_shapes(a.shape, b.shape) and _accumulable(into):
+                return torch.ops.aten.add_.Tensor(into, other)
+        return None
+
+    def _note_node(self):
+        """Counts the autograd nodes a backward runs (torch._C._current_autograd_node), so that
+        a gradient can say which node made it (SimTensor._sim_node)."""
+        node = self._current_node() if self._current_node is not None else None
+        if node is not self._last_node:
+            # Held for the rest of the backward, so that a later node cannot reuse its identity.
+            self._last_node = node
+            self._node_serial += 1
 
     def _device_only_copy(self, x, kwargs):
         """_to_copy of SimTensor `x` that changes only what C++ sees (cuda and meta): `x` itself,
@@ -333,37 +421,39 @@ class Simulation:
             return None
         return x
 
-    def _temporaries(self, steps, held):
-        """Takes `steps` (_temporaries.temporaries) on the model; the blocks still held at the
-        end go to the front of `held`, which run_op frees in order when the op returns: the op's
-        own buffers last first, then the CPU tensors it copied to the device, which live as long
-        as the op's outermost locals (index_put_'s linear index outlives its sort buffers)."""
-        blocks = []
-        try:
-            for label, nbytes, free in steps:
-                if (label, nbytes, free) == CUBLAS_HANDLE:
-                    self._use_cublas_handle()
-                    blocks.append(None)
-                elif free >= 0:
-                    self._free(blocks[free])
-                    blocks[free] = None
-                    blocks.append(None)
-                else:
-                    blocks.append(self._allocate(nbytes, label))
-        finally:
-            held[:0] = [b for b in reversed(blocks) if b is not None]
+    def _take(self, steps, blocks):
+        """Takes `steps` (_temporaries.temporaries) on the model, appending to `blocks` the block
+        each allocates (None for the others); a free step names its block by its index there."""
+        for step in steps:
+            label, nbytes, free = step
+            if step in (CUBLAS_HANDLE, CUBLASLT_HANDLE):
+                self._use_cublas_handle(step == CUBLASLT_HANDLE)
+                blocks.append(None)
+            elif step == OUTPUTS:
+                blocks.append(None)
+            elif free >= 0:
+                self._free(blocks[free])
+                blocks[free] = None
+                blocks.append(None)
+            else:
+                blocks.append(self._allocate(nbytes, label))
 
-    def _use_cublas_handle(self):
-        """The current thread's cuBLAS handle (the engine's rule): its workspace on first use."""
+    def _use_cublas_handle(self, lt=False):
+        """The current thread's cuBLAS handle (`lt`: cuBLASLt; the engine's rule): its workspace
+        on first use, and for cuBLASLt the cuBLAS handle's first."""
+        news = []
         try:
-            new = _C._sim_use_cublas_handle(self._in_backward > 0)
+            if lt:
+                news.append(_C._sim_use_cublas_handle(self._in_backward > 0, False))
+            news.append(_C._sim_use_cublas_handle(self._in_backward > 0, lt))
         except _C.OutOfMemoryError as e:
             raise out_of_memory_error()(str(e)) from None
-        if new is not None:
-            block = _Block(*new)
-            block.refs = 1  # PyTorch keeps it for the life of the process
-            for o in self.observers:
-                o.on_alloc(block, block.bytes)
+        for new in news:
+            if new is not None:
+                block = _Block(*new)
+                block.refs = 1  # PyTorch keeps it for the life of the process
+                for o in self.observers:
+                    o.on_alloc(block, block.bytes)
 
     @staticmethod
     def _without_meta_kernel(func, unwrapped, spec):
@@ -479,6 +569,11 @@ class Simulation:
             return self._to_device(t, dtype)
         return torch.Tensor.to(*args, **kwargs)
 
+    def note_sdpa_choice(self, kernel, skipped):
+        """Notes that scaled_dot_product_attention at the user's current line runs `kernel`
+        (core's rule), and why the backends before it were not taken."""
+        self.sdpa_choices.setdefault((user_frame(), kernel), list(skipped))
+
     # ---- autograd's saved tensors
     def _pack(self, t):
         if not isinstance(t, SimTensor):
@@ -520,6 +615,8 @@ class Simulation:
                 return fn(*args, **kwargs)
         finally:
             self._in_backward -= 1
+            if not self._in_backward:
+                self._last_node = None  # the graph's nodes die with the graph, not with us
             _C._sim_set_default_category(previous)
 
     def _meta_root_gradients(self, fn, args, kwargs):

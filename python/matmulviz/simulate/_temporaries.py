@@ -21,7 +21,9 @@ Modelled, in the order an op takes them:
   there). A CPU-only PyTorch (1.13 here) runs backward on the calling thread, so the simulation
   says which thread it models: inside torch.autograd.backward / grad (Tensor.backward calls the
   former), the autograd thread (_C._sim_use_cublas_handle decides, as the engine's matmuls do).
-  With the forum post's PyTorch (1.x) nothing is allocated.
+  With the forum post's PyTorch (1.x) nothing is allocated. An addmm with a bias vector runs on
+  cuBLASLt (_C.addmm_uses_cublaslt), whose first call on a thread also allocates that thread's
+  cuBLASLt workspace (1 MiB, CUBLASLT_WORKSPACE_SIZE honoured), kept as the cuBLAS one.
 - _softmax_backward_data: `tmp = grad * output`, allocated after grad_input and freed before
   the op returns (_C.softmax_backward_temporaries).
 - topk: the multi-block radix select's buffers and CUB's scan storage, sized by the GPU's SM
@@ -30,6 +32,9 @@ Modelled, in the order an op takes them:
   kernel's staging buffer and semaphores when it splits one output's inputs across thread
   blocks, allocated after the output and freed before the op returns
   (_C.reduction_temporaries; core/memory/reduction_temporaries.h).
+- _scaled_dot_product_efficient_attention_backward: grad_out's contiguous copy (before the
+  outputs), delta and its float32 intermediates, the kernel's workspace
+  (_C.efficient_attention_backward_temporaries; core/memory/attention_temporaries.h).
 - index_put_ / _index_put_impl_ with accumulate=True and one int64 index into the first dim (the
   backward of `c[q]`): the sort of the linear indices, its three index buffers and CUB's radix
   sort storage, and for an index already on the device the linear index computeLinearIndex
@@ -58,6 +63,10 @@ _CUBLAS_OPS = {"mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1, "_addmm
 # >= 0: free that earlier step's block), or CUBLAS_HANDLE: take the current thread's cuBLAS
 # handle (its workspace on first use). Blocks still held at the end are freed, last first.
 CUBLAS_HANDLE = ("cuBLAS handle", 0, -2)
+# Or CUBLASLT_HANDLE: take the current thread's cuBLASLt handle (its workspace on first use).
+CUBLASLT_HANDLE = ("cuBLASLt handle", 0, -3)
+# Or OUTPUTS: the op's outputs are allocated here (core's kOutputsStep); without it, first.
+OUTPUTS = ("outputs", 0, -4)
 
 
 def _blas_copy_bytes(t):
@@ -80,6 +89,21 @@ def _calls_cublas(op_name, args, outputs):
         return False
     a = args[pos]
     return a.dim() > 0 and a.size(-1) > 0
+
+
+def _addmm_uses_cublaslt(args, kwargs, outputs):
+    """addmm(self, mat1, mat2, beta=1, alpha=1) on cuBLASLt (_C.addmm_uses_cublaslt)."""
+    if len(args) < 3 or not outputs:
+        return False
+    bias, mat2, result = args[0], args[2], outputs[0]
+    beta = args[3] if len(args) > 3 else kwargs.get("beta", 1)
+    if not hasattr(bias, "dim") or mat2.dim() != 2 or result.dim() != 2:
+        return False
+    return _C.addmm_uses_cublaslt(bias.dim(), bias.size(0) if bias.dim() == 1 else 0,
+                                  bias.is_contiguous(), result.is_contiguous(), float(beta),
+                                  result.dtype in (torch.float16, torch.bfloat16, torch.float32,
+                                                   torch.float64),
+                                  mat2.size(0), mat2.size(1))
 
 
 def _topk_steps(args, kwargs):
@@ -112,6 +136,18 @@ def _reduction_steps(args, kwargs):
     accumulate = 8 if dtype == torch.float64 or not dtype.is_floating_point else 4
     return _C.reduction_temporaries(list(t.shape), list(t.stride()), reduced, accumulate,
                                     t.storage_offset(), _C.gpu())
+
+
+def _efficient_attention_backward_steps(args):
+    """_scaled_dot_product_efficient_attention_backward(grad_out, query, key, value, ...): the
+    grad_out copy, delta and workspace (_C.efficient_attention_backward_temporaries)."""
+    grad_out, q, k, v = args[:4]
+    if q.dim() != 4:
+        return []
+    b, h, lq, dqk = q.shape
+    return _C.efficient_attention_backward_temporaries(
+        b, h, lq, k.size(2), dqk, v.size(3), q.element_size(),
+        grad_out.transpose(1, 2).is_contiguous())
 
 
 def accumulates(args, kwargs):
@@ -149,7 +185,8 @@ def temporaries(op_name, args, kwargs, outputs, host_ids=frozenset()):
             if nbytes:
                 steps.append((f"{op_name}: operand copied for cuBLAS", nbytes, -1))
     if _calls_cublas(op_name, args, outputs):
-        steps.append(CUBLAS_HANDLE)
+        lt = op_name == "addmm" and _addmm_uses_cublaslt(args, kwargs, outputs)
+        steps.append(CUBLASLT_HANDLE if lt else CUBLAS_HANDLE)
     kernel = []
     if op_name == "_softmax_backward_data":
         g = args[0]
@@ -160,6 +197,8 @@ def temporaries(op_name, args, kwargs, outputs, host_ids=frozenset()):
         kernel = _reduction_steps(args, kwargs)
     elif op_name in ("index_put_", "index_put", "_index_put_impl_"):
         kernel = _index_put_steps(args, kwargs, host_ids)
+    elif op_name == "_scaled_dot_product_efficient_attention_backward":
+        kernel = _efficient_attention_backward_steps(args)
     base = len(steps)  # the engine's steps count from their own first one
     steps.extend((label, nbytes, free + base if free >= 0 else -1) for label, nbytes, free in kernel)
     return steps

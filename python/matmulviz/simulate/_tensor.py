@@ -9,6 +9,8 @@ says why and what that takes)."""
 
 import torch
 
+from matmulviz.simulate._device import TENSOR_BASE
+
 CUDA = torch.device("cuda", 0)
 
 _simulation = None  # the running Simulation (set by Simulation.__enter__)
@@ -56,6 +58,26 @@ class SimTensor(torch.Tensor):
     @property
     def is_meta(self):
         return False
+
+    # A gradient is a meta tensor to C++ while autograd's engine computes it (_device.py); the
+    # one left in .grad is read as the tensor's own kind, so that code comparing C++ devices
+    # (the optimizers' foreach grouping) sees a parameter and its gradient on one device.
+    @property
+    def grad(self):
+        g = TENSOR_BASE.grad.__get__(self)
+        if (isinstance(g, SimTensor) and _simulation is not None
+                and TENSOR_BASE.device.__get__(g) != TENSOR_BASE.device.__get__(self)):
+            g = _simulation.as_device_of(g, self)
+            TENSOR_BASE.grad.__set__(self, g)
+        return g
+
+    @grad.setter
+    def grad(self, value):
+        TENSOR_BASE.grad.__set__(self, value)
+
+    @grad.deleter
+    def grad(self):
+        TENSOR_BASE.grad.__set__(self, None)
 
     def get_device(self):
         return 0
