@@ -23,6 +23,30 @@ bool runMatches(const std::vector<SequenceEvent>& a, size_t i, const std::vector
   return true;
 }
 
+/// The number of frees from i on.
+size_t freeRun(const std::vector<SequenceEvent>& e, size_t i) {
+  size_t n = 0;
+  while (i + n < e.size() && !e[i + n].alloc) ++n;
+  return n;
+}
+
+/// For runs of `n` frees from i of A and from j of B holding the same sizes: for each free of
+/// A's run in order, the B event it pairs with (the first unpaired one of its size); empty when
+/// the sizes differ.
+std::vector<size_t> pairFrees(const std::vector<SequenceEvent>& a, size_t i,
+                              const std::vector<SequenceEvent>& b, size_t j, size_t n) {
+  std::vector<size_t> pairs;
+  std::vector<bool> used(n, false);
+  for (size_t k = 0; k < n; ++k) {
+    size_t m = 0;
+    while (m < n && (used[m] || b[j + m].bytes != a[i + k].bytes)) ++m;
+    if (m == n) return {};
+    used[m] = true;
+    pairs.push_back(j + m);
+  }
+  return pairs;
+}
+
 }  // namespace
 
 const char* alignedKindName(AlignedKind kind) {
@@ -49,7 +73,9 @@ SequenceAlignment alignSequences(const AllocationSequence& sa, const AllocationS
   out.bothReserved = sa.hasReserved() && sb.hasReserved();
   const int64_t requestedAtStart = sb.startRequested - sa.startRequested;
   const int64_t reservedAtStart = sb.startReserved - sa.startReserved;
-  auto push = [&](AlignedKind kind, int64_t i, int64_t j) {
+  // checkA, checkB: the events whose totals the row compares (a run of frees: its last ones).
+  auto push = [&](AlignedKind kind, int64_t i, int64_t j, int64_t checkA = -2,
+                  int64_t checkB = -2) {
     out.rows.push_back({kind, i, j});
     const int64_t row = int64_t(out.rows.size()) - 1;
     if (kind != AlignedKind::Match) {
@@ -57,8 +83,9 @@ SequenceAlignment alignSequences(const AllocationSequence& sa, const AllocationS
       return;
     }
     ++out.matched;
-    const SequenceEvent& x = a[size_t(i)];
-    const SequenceEvent& y = b[size_t(j)];
+    if (checkA == -1) return;  // inside a run of frees
+    const SequenceEvent& x = a[size_t(checkA == -2 ? i : checkA)];
+    const SequenceEvent& y = b[size_t(checkB == -2 ? j : checkB)];
     if (out.firstRequestedDrift < 0 && y.requested - x.requested != requestedAtStart)
       out.firstRequestedDrift = row;
     if (out.bothReserved && out.firstReservedDrift < 0 &&
@@ -67,6 +94,19 @@ SequenceAlignment alignSequences(const AllocationSequence& sa, const AllocationS
   };
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
+    if (!a[i].alloc && !b[j].alloc) {
+      const size_t n = freeRun(a, i);
+      if (n > 1 && n == freeRun(b, j)) {
+        const std::vector<size_t> pairs = pairFrees(a, i, b, j, n);
+        if (!pairs.empty()) {
+          for (size_t k = 0; k < n; ++k)
+            push(AlignedKind::Match, int64_t(i + k), int64_t(pairs[k]),
+                 k + 1 < n ? -1 : int64_t(i + n - 1), int64_t(j + n - 1));
+          i += n, j += n;
+          continue;
+        }
+      }
+    }
     if (same(a[i], b[j])) {
       push(AlignedKind::Match, int64_t(i++), int64_t(j++));
       continue;

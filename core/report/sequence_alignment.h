@@ -6,6 +6,13 @@
 // The alignment rule, by kind (alloc or free), size and order:
 //  - event i of A and event j of B match when both are allocs, or both frees, of the same
 //    request size (bytes); then the walk goes on with i + 1 and j + 1;
+//  - a run of frees (the frees between two allocations, or up to the end) matches as a whole
+//    when both sides' runs hold the same sizes, in any order: paired by size in A's order, with
+//    the totals compared at the run's end. One release frees its blocks in an order that depends
+//    on who tells the allocator (PyTorch's C++ frees a tensor's autograd graph before its
+//    storage, where a simulation hears of the tensor first; Python 3.11 and 3.12 release a
+//    function's locals in different orders), and the order of the frees between two
+//    allocations changes no later allocation: freed neighbours merge the same way;
 //  - where they do not, the walk looks for the shortest run of events on one side only: the
 //    smallest k (1 to kResyncWindow) such that the kResyncRun events from i + k of A match those
 //    from j of B (then A's events i .. i + k - 1 are "only in A"), or the same with B's j + k

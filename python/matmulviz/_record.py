@@ -47,6 +47,10 @@ class _Recording:
     def name_variables(self, namespace):
         self._extra["variables"] = _variables(namespace)
 
+    def set_extra(self, key, value):
+        """One more top-level entry of the report (matmulviz.simulate's "value_reads")."""
+        self._extra[key] = value
+
     def set_variables(self, variables):
         """The report's "variables" as given: {allocation id (str): [names]} (matmulviz.simulate
         names real PyTorch tensors, modules and optimizers itself)."""

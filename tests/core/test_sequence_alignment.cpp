@@ -78,6 +78,13 @@ class TestSequenceAlignment : public QObject {
     QTest::newRow("A empty") << ""
                              << "a1 f1"
                              << "B-1:0 B-1:1" << 0;
+    QTest::newRow("one release's frees in another order")
+        << "a1 a2 a3 f3 f1 f2 a4"
+        << "a1 a2 a3 f1 f2 f3 a4"
+        << "=0:0 =1:1 =2:2 =3:5 =4:3 =5:4 =6:6" << -1;
+    QTest::newRow("a run of frees of other sizes") << "a1 a2 f1 f2"
+                                                   << "a1 a3 f1 f3"
+                                                   << "=0:0 ~1:1 =2:2 ~3:3" << 1;
   }
   void align() {
     QFETCH(QString, a);
@@ -94,12 +101,18 @@ class TestSequenceAlignment : public QObject {
   }
   void drift() {
     // B starts 32 bytes higher; the totals keep that difference until B's extra block.
-    AllocationSequence a = parse("a100 a7 f7 f100", "A"), b = parse("a100 a7 f7 f100", "B");
+    AllocationSequence a = parse("a100 a7 f7 a5 f100", "A"), b = parse("a100 a7 f7 a5 f100", "B");
     b.startRequested = 32;
     for (SequenceEvent& e : b.events) e.requested += 32;
     QCOMPARE(alignSequences(a, b).firstRequestedDrift, int64_t(-1));
     b.events[2].requested += 1;
     QCOMPARE(alignSequences(a, b).firstRequestedDrift, int64_t(2));
+    // In a run of frees the totals are compared at its end only (its order may differ).
+    AllocationSequence c = parse("a100 a7 f7 f100", "A"), d = parse("a100 a7 f100 f7", "B");
+    d.events[2].requested += 1;
+    QCOMPARE(alignSequences(c, d).firstRequestedDrift, int64_t(-1));
+    d.events[3].requested += 1;
+    QCOMPARE(alignSequences(c, d).firstRequestedDrift, int64_t(3));
   }
   void describe() {
     const AllocationSequence a = parse("a100 a4000", "A"), b = parse("a100", "B");

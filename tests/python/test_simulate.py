@@ -304,20 +304,52 @@ def test_out_of_memory_at_the_line(tmp_path):
     assert raw["complete"] is False
 
 
-def test_data_dependent_step_named(tmp_path):
-    script = tmp_path / "item.py"
+def test_value_reads_return_placeholders_and_are_listed(tmp_path):
+    """.item(), float(), bool(), format(), .tolist(), .cpu() and .numpy() of simulated tensors
+    return placeholders of the right type and shape, the run goes on, and the terminal and the
+    report list each read by line with what it returned."""
+    script = tmp_path / "reads.py"
     script.write_text("import torch\n"
-                      "x = torch.randn(10, device='cuda')\n"
-                      "print(x.sum().item())\n")
-    p = simulate([str(script)], tmp_path)
-    assert p.returncode == 1
-    assert "item.py:3: print(x.sum().item())" in p.stderr, p.stderr
+                      "x = torch.randn(10, 3, device='cuda')\n"
+                      "for step in range(3):\n"
+                      "    loss = x.sum()\n"
+                      "    print(f'loss {loss.item():.3f} {float(loss)} {loss:.2f}')\n"
+                      "assert x.tolist() == [[0.0] * 3] * 10\n"
+                      "assert not bool(torch.isnan(loss).any())\n"
+                      "h = x.cpu()\n"
+                      "assert h.device.type == 'cpu' and h.shape == (10, 3)\n"
+                      "assert x.to('cpu').sum() == 0 and x.numpy().shape == (10, 3)\n"
+                      "n = torch.ones(4, dtype=torch.long, device='cuda').sum().item()\n"
+                      "assert n == 0 and isinstance(n, int)\n")
+    p = simulate([str(script), "--report", "reads.json"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0] == "loss 0.000 0.0 0.00"
+    assert "placeholders" in p.stderr and "control flow" in p.stderr, p.stderr
+    assert ("reads.py:5 `print(f'loss {loss.item():.3f} {float(loss)} {loss:.2f}')`: "
+            "Tensor.item() returned 0.0 (3 times)") in p.stderr, p.stderr
+    reads = json.loads((tmp_path / "reads.json").read_text())["value_reads"]
+    assert all(r["file"].endswith("reads.py") for r in reads)
+    kinds = {(r["line"], r["read"]) for r in reads}
+    assert {(5, "Tensor.item()"), (5, "Tensor.float()"), (5, "Tensor.format()"),
+            (6, "Tensor.tolist()"), (7, "Tensor.bool()"), (8, "Tensor.cpu()"),
+            (10, "Tensor.to(cpu)"), (10, "Tensor.numpy()"), (11, "Tensor.item()")} <= kinds
+
+
+def test_value_dependent_sizes_stop_with_the_line(tmp_path):
+    """Ops whose output sizes depend on the values stop the run, naming the line and the op."""
+    script = tmp_path / "mask.py"
     script.write_text("import torch\n"
                       "x = torch.randn(10, device='cuda')\n"
                       "y = x[x > 0]\n")
     p = simulate([str(script)], tmp_path)
     assert p.returncode == 1
-    assert "boolean mask" in p.stderr and "item.py:3" in p.stderr, p.stderr
+    assert "boolean mask" in p.stderr and "mask.py:3" in p.stderr, p.stderr
+    script.write_text("import torch\n"
+                      "x = torch.randn(10, device='cuda')\n"
+                      "i = torch.nonzero(x)\n")
+    p = simulate([str(script)], tmp_path)
+    assert p.returncode == 1
+    assert "nonzero" in p.stderr and "mask.py:3" in p.stderr, p.stderr
 
 
 def test_in_code_api_views_share_a_block(tmp_path):

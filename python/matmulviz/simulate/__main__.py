@@ -9,9 +9,11 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
                 capacity unlimited, the architecture h200 (or MATMULVIZ_GPU)
 --capacity SIZE the capacity in bytes or as 80GiB, 512MiB (overrides --gpu); default unlimited
 --snapshot PATH the run as a PyTorch memory snapshot (pickle; memory_viz opens it)
---values MODE   none (default): tensors without values, so .item(), nonzero and boolean masks
-                stop with the line named; cpu: the values are computed on the CPU as well
-                (slower; the memory accounted is the same)
+--values MODE   none (default): tensors without values: .item(), float(), bool(), .tolist(),
+                .cpu() return placeholders (zeros, False), listed by line at the end and in
+                the report; nonzero, unique and boolean masks stop with the line named;
+                cpu: the values are computed on the CPU as well (slower; the memory
+                accounted is the same)
 --pytorch MODEL 2.x (default, or MATMULVIZ_PYTORCH): one cuBLAS workspace per thread through
                 the caching allocator (32 MiB on sm_90; CUBLAS_WORKSPACE_CONFIG honoured), the
                 main thread's at its first matmul, the autograd thread's at the first backward
@@ -86,12 +88,16 @@ def main(argv):
                      if report else nullcontext())
         try:
             with recording as rec, (snapshot if snapshot else nullcontext()):
-                namespace = runpy.run_path(script, run_name="__main__")
-                if rec is not None:
-                    rec.set_variables(variables(sim, namespace))
-                # The script's objects die inside the recording, as they would at its end.
-                del namespace
-                gc.collect()
+                try:
+                    namespace = runpy.run_path(script, run_name="__main__")
+                    if rec is not None:
+                        rec.set_variables(variables(sim, namespace))
+                    # The script's objects die inside the recording, as they would at its end.
+                    del namespace
+                    gc.collect()
+                finally:
+                    if rec is not None:  # the report is written as the recording ends
+                        rec.set_extra("value_reads", sim.value_reads.report())
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except BaseException:
@@ -104,6 +110,8 @@ def main(argv):
         finally:
             if snapshot is not None:
                 snapshot.write(opts["snapshot"])
+    for line in sim.value_reads.summary():
+        print(line, file=sys.stderr)
     if report is not None and status == 0:
         print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)
     return status

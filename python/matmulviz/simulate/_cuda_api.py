@@ -75,6 +75,8 @@ def _record_memory_history(sim):
             return
         if _C._record_active():
             _C._record_mark("_record_memory_history")
+        if kwargs.get("clear_history"):
+            sim.history.clear()
         sim.history.start()
     return record
 

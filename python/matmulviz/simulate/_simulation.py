@@ -16,12 +16,14 @@ import weakref
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._pytree import tree_flatten, tree_unflatten
+from torch.utils._pytree import tree_flatten
 
 from matmulviz import _C
-from matmulviz.simulate import _composite, _cuda_api, _device, _tensor
+from matmulviz.simulate import _composite, _cuda_api, _device, _tensor, _value_reads
 from matmulviz.simulate._temporaries import (CUBLAS_HANDLE, CUBLASLT_HANDLE, OUTPUTS,
                                              accumulates, temporaries)
+from matmulviz.simulate._meta_cache import MetaCache
+from matmulviz.simulate._flat import flatten_args, flatten_result, unflatten_args, unflatten_result
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
 
@@ -29,12 +31,15 @@ _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _META = torch.device("meta")
 
-# aten ops whose output shape or result depends on the values (overload packet names).
+# aten ops whose output sizes depend on the values (overload packet names): no placeholder
+# has the right size, so they stop the run without values.
 DATA_DEPENDENT = {
-    "_local_scalar_dense", "nonzero", "masked_select", "unique", "_unique", "_unique2",
-    "unique_consecutive", "unique_dim", "equal", "is_nonzero", "repeat_interleave", "bincount",
-    "_to_cpu", "argwhere",
+    "nonzero", "masked_select", "unique", "_unique", "_unique2", "unique_consecutive",
+    "unique_dim", "repeat_interleave", "bincount", "argwhere",
 }
+# aten ops that read values into a Python scalar (C++ code calling item(), torch.equal): a
+# placeholder, noted as a read (_value_reads.py): 0 of the tensor's kind, False, True.
+SCALAR_READS = {"_local_scalar_dense": "item()", "is_nonzero": "bool()", "equal": "equal()"}
 
 
 _DROPOUT = {torch.nn.functional.dropout, torch.dropout}
@@ -136,12 +141,15 @@ class Simulation:
         self._pending_saved = []
         self._active = False
         self.observers = []  # objects with on_alloc(block, requested) and on_free(block)
+        # Reads of values that returned placeholders (_value_reads.py).
+        self.value_reads = _value_reads.ValueReads()
         # What torch.cuda.memory._record_memory_history() records (simulate/_snapshot.py).
         from matmulviz.simulate._snapshot import SnapshotRecorder
         self.history = SnapshotRecorder()
         # scaled_dot_product_attention's kernel choices: {(frame, kernel): why not the others}
         self.sdpa_choices = {}
         self._output_rules_of = {}  # op name -> _output_rules
+        self._meta_cache = MetaCache()  # meta kernels' results by their arguments' metadata
         # The autograd node running now and how many have run (_note_node).
         self._current_node = getattr(torch._C, "_current_autograd_node", None)
         self._last_node = None
@@ -302,7 +310,12 @@ class Simulation:
                 return alias
         if name in DATA_DEPENDENT and self.values == "none":
             self._data_dependent(name)
-        flat, spec = tree_flatten((args, kwargs))
+        if name in SCALAR_READS and self.values == "none":
+            what = SCALAR_READS[name]
+            value = True if what == "equal()" else _value_reads.placeholder(what, args[0], (), {})
+            self.value_reads.note(user_frame(), f"aten.{name} ({what})", value)
+            return value
+        flat, spec = flatten_args(args, kwargs)
         if self.values == "none" and name in ("index", "index_put", "index_put_", "_index_put_impl_"):
             for x in flat[1:]:
                 if isinstance(x, torch.Tensor) and x.dtype in (torch.bool, torch.uint8):
@@ -327,14 +340,19 @@ class Simulation:
                     unwrapped.append(self._dev)
                 else:
                     unwrapped.append(x)
-            uargs, ukwargs = tree_unflatten(unwrapped, spec)
-            try:
-                out = func(*uargs, **ukwargs)
-            except NotImplementedError as e:
-                if "Meta" not in str(e):
-                    raise
-                out = self._without_meta_kernel(func, unwrapped, spec)
-            out_flat, out_spec = tree_flatten(out)
+            uargs, ukwargs = unflatten_args(unwrapped, spec)
+            key = self._meta_cache.key(func, uargs, ukwargs) if self.values == "none" else None
+            out = self._meta_cache.lookup(key) if key is not None else None
+            if out is None:
+                try:
+                    out = func(*uargs, **ukwargs)
+                    if key is not None:
+                        self._meta_cache.store(key, out, unwrapped)
+                except NotImplementedError as e:
+                    if "Meta" not in str(e):
+                        raise
+                    out = self._without_meta_kernel(func, unwrapped, spec)
+            out_flat, out_spec = flatten_result(out)
             host, order = self._output_rules(name)
             new = [i for i, o in enumerate(out_flat)
                    if isinstance(o, torch.Tensor) and id(o) not in wrapped and i not in host
@@ -362,7 +380,7 @@ class Simulation:
                 # CPU tensors it copied to the device, which live as long as the op's outermost
                 # locals (index_put_'s linear index outlives its sort buffers).
                 staged[:0] = [b for b in reversed(blocks) if b is not None]
-            return tree_unflatten(result, out_spec)
+            return unflatten_result(result, out_spec)
         finally:
             for block in staged:
                 self._free(block)
@@ -472,9 +490,9 @@ class Simulation:
                 return torch.device("cpu")
             return x
         cpu_args = [to_cpu(x) for x in unwrapped]
-        uargs, ukwargs = tree_unflatten(cpu_args, spec)
+        uargs, ukwargs = unflatten_args(cpu_args, spec)
         out = func(*uargs, **ukwargs)
-        flat, out_spec = tree_flatten(out)
+        flat, out_spec = flatten_result(out)
 
         def to_meta(o):
             if not isinstance(o, torch.Tensor):
@@ -482,7 +500,7 @@ class Simulation:
             if id(o) in meta_of:
                 return meta_of[id(o)]
             return torch.empty_strided(o.size(), o.stride(), dtype=o.dtype, device=_META)
-        return tree_unflatten([to_meta(o) for o in flat], out_spec)
+        return unflatten_result([to_meta(o) for o in flat], out_spec)
 
     def _data_dependent(self, what):
         raise DataDependentError(
@@ -501,10 +519,9 @@ class Simulation:
             return self._to(args, kwargs)
         if func in _DROPOUT and isinstance(self_arg, SimTensor) and not self.cuda_keys:
             return self._dropout(*args, **kwargs)
-        if isinstance(self_arg, SimTensor) and func in (
-                torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.tolist, torch.Tensor.item):
+        if isinstance(self_arg, SimTensor) and func in _value_reads.READS:
             if self.values == "none":
-                self._data_dependent(f"Tensor.{func.__name__}()")
+                return self._placeholder(_value_reads.READS[func], self_arg, args, kwargs)
             # The values, as a CPU tensor of their own (not linked to autograd's graph).
             return func(self_arg._elem.detach().clone(), *args[1:], **kwargs)
         if "device" in kwargs and _is_cuda(kwargs["device"]):
@@ -516,6 +533,13 @@ class Simulation:
         if self._pending_saved:
             self._name_saved(out)
         return out
+
+    def _placeholder(self, what, t, args, kwargs):
+        """A read of simulated tensor `t`'s values (_value_reads.py): its placeholder, noted."""
+        value = _value_reads.placeholder(what, t, args, kwargs)
+        if what != "format()" or t.dim() == 0:
+            self.value_reads.note(user_frame(), f"Tensor.{what}", value)
+        return value
 
     def _dropout(self, input, p=0.5, training=True, inplace=False):
         """Dropout as on a CUDA tensor: PyTorch's C++ picks the fused native_dropout (a bool
@@ -559,7 +583,8 @@ class Simulation:
         if isinstance(t, SimTensor):
             if device is not None and not simulated:
                 if self.values == "none":
-                    self._data_dependent(f"Tensor.to({device})")
+                    value = self._placeholder("to(cpu)", t, args, kwargs)
+                    return value.to(device=device, dtype=dtype)
                 return t._elem.detach().to(device=device, dtype=dtype, copy=True)
             fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": kwargs.get("copy", False)}
             if memory_format is not None:

@@ -36,9 +36,16 @@ class SnapshotRecorder:
             self._observing.observers.append(self)
 
     def stop(self):
+        """Stops observing and forgets the trace, as PyTorch does when the recording is
+        switched off (CUDACachingAllocator.cpp, recordHistory: alloc_buffer.clear())."""
         if self._observing is not None and self in self._observing.observers:
             self._observing.observers.remove(self)
         self._observing = None
+        self.clear()
+
+    def clear(self):
+        self.trace = []
+        self._requested = {}
 
     def snapshot(self):
         """The snapshot as torch.cuda.memory._snapshot() returns it."""
