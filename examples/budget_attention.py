@@ -11,9 +11,9 @@ Each costs about 4 * L * D bytes; recomputing them costs 4 * L^2 * D FLOPs (the 
 2 * L * D^2 (the matmul). Under torch._functorch.config.activation_memory_budget the
 partitioner's knapsack keeps what is dearer to recompute: the attention when 2 * L > D (long
 sequences), the linear layer otherwise. The budget is a fraction of the bytes the default plan
-saves beyond the inputs, of which the matmul output is a little under one half and the attention
-a little over: 0.5 keeps only the matmul output, a budget under the matmul's share (about 0.496
-for these sizes) keeps nothing.
+saves beyond the inputs, counted as PyTorch 2.11 counts them (each saved view of the attention's
+output by itself): the matmul output and the attention are about one third each, so 0.25 keeps
+nothing, 0.5 one of the two, 0.75 both.
 
     scripts/python examples/budget_attention.py [--budgets 0,0.5,0.75,1]
     matmulviz-cli budget examples/budget_attention.py --function f --budgets 0:1:0.25

@@ -14,9 +14,25 @@ std::optional<NodeId> JointGraph::find(std::string_view name) const {
   return std::nullopt;
 }
 
+namespace {
+
+/// Whether FX gives a node named `op` a suffix from its first one on: the Python builtins an op
+/// name can equal (torch/fx/graph.py, _Namespace._is_illegal_name: a builtin or a keyword).
+bool isPythonBuiltin(std::string_view op) {
+  static constexpr std::string_view kBuiltins[] = {"abs",   "all", "any",   "max", "min",   "pow",
+                                                   "round", "sum", "slice", "len", "divmod"};
+  return std::find(std::begin(kBuiltins), std::end(kBuiltins), op) != std::end(kBuiltins);
+}
+
+}  // namespace
+
 std::string JointGraphBuilder::freshName(std::string_view op) {
   for (auto& [name, count] : opCounts_) {
     if (name == op) return std::string(op) + "_" + std::to_string(count++);
+  }
+  if (isPythonBuiltin(op)) {  // "sum" is taken: FX names the first sum "sum_1"
+    opCounts_.emplace_back(std::string(op), 2);
+    return std::string(op) + "_1";
   }
   opCounts_.emplace_back(std::string(op), 1);
   return std::string(op);

@@ -113,6 +113,10 @@ class JointGraphBuilder {
   NodeId node(Node n);
   /// The output node: forward outputs first, then one gradient per primal (kNoNode = None).
   void output(std::vector<NodeId> forwardOutputs, std::vector<NodeId> gradOutputs);
+  /// Takes the name the next call of `op` would get, for a node traced and then merged into an
+  /// equal one by common-subexpression elimination (torch/_functorch/compile_utils.py,
+  /// fx_graph_cse): FX named it when it was traced, so the nodes after it keep their names.
+  void skipName(std::string_view op) { freshName(op); }
   /// The finished graph; users are derived here.
   JointGraph build() const;
 

@@ -13,6 +13,7 @@
 #include "core/partitioner/budget.h"
 #include "core/partitioner/graph_json.h"
 #include "core/partitioner/joint_graph.h"
+#include "core/partitioner/op_types.h"
 #include "python/src/bindings.h"
 
 #include <pybind11/stl.h>
@@ -43,6 +44,8 @@ part::JointGraph buildGraph(const std::vector<NodeSpec>& nodes, const std::vecto
       b.primal(bytes, kind == "parameter");
     } else if (kind == "tangent") {
       b.tangent(bytes);
+    } else if (kind == "cse") {  // merged into an equal node: only its name is taken
+      b.skipName(op);
     } else if (kind == "call") {
       if (tuple) {
         b.tupleCall(op, args, bytes, flops);
@@ -224,6 +227,9 @@ void bindCompile(py::module_& m) {
       .def("plan", &PlannedGraph::plan, py::arg("budget"), py::arg("solver") = "dp",
            "The plan for a budget in [0, 1] (RuntimeError with PyTorch's text outside it): "
            "node ids saved/recomputed, bytes, FLOPs and the route.");
+  m.def(
+      "_partitioner_is_view_op", [](const std::string& op) { return part::isViewOp(op); },
+      py::arg("op"), "Whether the partitioner's op classes have the aten op as a view");
   m.def("_check_memory_budget", &part::checkMemoryBudget, py::arg("budget"),
         "RuntimeError with PyTorch's text unless 0 <= budget <= 1");
   m.def("_attach_compiled_backward", &attachCompiledBackward, py::arg("out"), py::arg("inputs"),

@@ -115,7 +115,8 @@ def test_issue_snippet_prints_the_plan_for_0_3():
     assert mode.get_flop_counts()["Global"][torch.ops.aten.mm] == 12 * MM
     assert g.last_plan.route == "knapsack"
     assert [v.name for v in g.last_plan.saved] == [
-        "primals_1", "primals_5", "primals_6", "mm", "mm_1", "mm_2", "t_4", "t_6", "t_8"]
+        "primals_1", "primals_5", "primals_6", "mm", "mm_1", "mm_2", "permute_5", "permute_7",
+        "permute_9"]
     del out
     gc.collect()
     assert current() == inputs + 6 * MIB  # the saved values went with the backward; grads stay
@@ -128,16 +129,17 @@ def test_joint_graph_is_aot_autograds_after_decomposition():
     assert [v.name for v in graph.primals] == [f"primals_{i}" for i in range(1, 7)]
     assert graph.tangent.name == "tangents_1"
     assert [v.op for v in graph.forward] == ["cos"] + ["mm", "cos"] * 5 + ["sum"]
-    # sum's backward expands the tangent; each cos: mul(grad, neg(sin(x))); each mm:
-    # grad.mm(t(mat2)) and t(self).mm(grad)
+    # sum's backward expands the tangent; each cos: mul(grad, neg(sin(x))); each mm, its
+    # arguments' gradients by name as PyTorch 2.11's graph has them (mat2 first):
+    # permute(self, [1, 0]).mm(grad), then grad.mm(permute(mat2, [1, 0]))
     assert [v.op for v in graph.backward[:9]] == [
-        "expand", "sin", "neg", "mul", "t", "mm", "t", "mm", "sin"]
+        "expand", "sin", "neg", "mul", "permute", "mm", "permute", "mm", "sin"]
     assert [v.flops for v in graph.forward if v.op == "mm"] == [MM] * 5
     assert graph.forward[1].nbytes == MIB and graph.forward[-1].shape == []
     assert graph.primals[0].stride == [512, 1] and graph.forward[1].stride == [512, 1]
     assert graph.backward[0].stride is None  # backward values get theirs when they run
-    # w5's gradient comes first in the backward (t(cos_4).mm(grad)), x's last (a mul)
-    assert graph.gradients[-1].name == "mm_6" and graph.gradients[0].op == "mul"
+    # w5's gradient comes first in the backward (permute(cos_4).mm(grad)), x's last (a mul)
+    assert graph.gradients[-1].name == "mm_5" and graph.gradients[0].op == "mul"
 
 
 def test_relu_add_mul_views_and_broadcast_gradients_match_eager():
@@ -311,7 +313,7 @@ def test_compiled_backward_node_holds_the_saved_values():
     node = out.grad_fn
     assert node.name() == "CompiledFunctionBackward"
     assert node._saved_names == ["primals_1", "primals_5", "primals_6", "mm", "mm_1", "mm_2",
-                                 "t_4", "t_6", "t_8"]
+                                 "permute_5", "permute_7", "permute_9"]
     assert node._saved_mm.shape == (512, 512)
     assert len(node.next_functions) == 6  # one edge per primal, to its AccumulateGrad
     out.backward()

@@ -1,15 +1,15 @@
-"""The activation-memory-budget partitioner on the attention-versus-linear family against a
-PyTorch measurement written by tests/reference/gpu/budget_family.py.
+"""The activation-memory-budget partitioner against PyTorch's own decisions, written by
+tests/reference/gpu/budget_family.py and budget_examples.py.
 
-No such measurement is stored yet: issue 24 reports that PyTorch 2.11 on an H200 keeps both the
-attention's and the matmul's outputs at budget 0.8 where the engine recomputes one
-(docs/partitioner.md, "PyTorch 2.11"), but the measured values did not come with it. The next GPU
-run makes the file:
-    python3 tests/reference/gpu/budget_family.py torch budget_family_torch.json
-(and once more with --no-reset, which lets PyTorch compile with dynamic shapes), and this test
-reads it from MATMULVIZ_GPU_BUDGET_TRUTH=FILE, or from tests/reference/gpu/budget_family_torch.json
-once it is stored there. Every entry compiled after torch._dynamo.reset() must then give the
-engine's activation MiB and backward FLOPs; a difference prints both sides' knapsack items.
+PyTorch 2.11's decisions are stored: budget_family_torch_2.11_cpu.json (the family of PyTorch's
+attention-versus-linear test, ten sizes, nine budgets from 0 to 1) and
+budget_examples_torch_2.11_cpu.json (the repository's budget examples), made with `budget_family.py torch-cpu` and
+`budget_examples.py` on the CPU with fake tensors and the attention as the op a GPU's dispatch
+runs (the aot_eager_decomp_partition backend needs no GPU; the files name the PyTorch). Every
+entry compiled after torch._dynamo.reset() must give the engine's activation memory and backward
+FLOPs, and for the examples the same saved values by name; a difference prints both sides'
+knapsack items. MATMULVIZ_GPU_BUDGET_TRUTH=FILE compares with another family measurement (one
+made on a GPU: budget_family.py torch OUT.json).
 
 test_budget_family_program_runs_on_the_engine keeps the program itself working: on matmulviz it
 must reproduce what PyTorch's own test asserts at budget 0.6, and the ends of the range."""
@@ -26,7 +26,9 @@ import matmulviz
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU = os.path.join(HERE, "..", "reference", "gpu")
 PROGRAM = os.path.join(GPU, "budget_family.py")
-STORED = os.path.join(GPU, "budget_family_torch.json")
+STORED = os.path.join(GPU, "budget_family_torch_2.11_cpu.json")
+EXAMPLES_TRUTH = os.path.join(GPU, "budget_examples_torch_2.11_cpu.json")
+ROOT = os.path.join(HERE, "..", "..")
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
 
 
@@ -96,3 +98,67 @@ def test_budget_family_equals_the_gpu(tmp_path):
                              f"knapsack items here: {knapsack_items(got)}; "
                              f"there: {knapsack_items(want)}")
     assert not diffs, f"{len(diffs)} differences from {os.path.basename(path)}:\n" + "\n".join(diffs)
+
+
+# Runs each example function of a measurement on the engine (matmulviz.torch, meta mode, no
+# cuBLAS workspace) at its budgets and prints one JSON line per entry.
+ENGINE_EXAMPLES = r"""
+import gc, importlib.util, json, os, sys
+import matmulviz
+import matmulviz.torch as torch
+import matmulviz.torch._functorch.config as config
+from matmulviz.torch.utils.flop_counter import FlopCounterMode
+matmulviz.set_cuda_mode("meta")
+root, entries = sys.argv[1], json.load(open(sys.argv[2]))["entries"]
+modules = {}
+def function(example, label):
+    if example not in modules:
+        spec = importlib.util.spec_from_file_location(example[:-3], os.path.join(root, "examples", example))
+        m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); modules[example] = m
+    m = modules[example]
+    if label == "f":
+        return m.f
+    L, D = (int(part.split("=")[1]) for part in label.split())
+    return m.make_block(L, D)
+def requested():
+    return torch.cuda.memory_stats()["requested_bytes.all.current"]
+def measure(fn, budget):
+    # The activation (requested bytes the forward leaves, its loss included), the backward's
+    # FLOPs and the saved values' names; nothing of it alive afterwards.
+    torch._dynamo.reset()
+    with config.patch(activation_memory_budget=budget):
+        g = torch.compile(fn, backend="aot_eager_decomp_partition")
+        g().backward()
+        base = requested()
+        out = g()
+        activation = requested() - base
+        with FlopCounterMode(display=False) as mode:
+            out.backward()
+    return activation, mode.get_total_flops(), [v.name for v in g.last_plan.saved]
+functions = {}
+for e in entries:
+    key = (e["example"], e["function"])
+    if key not in functions:
+        functions[key] = function(*key)
+    gc.collect()
+    activation, flops, saved = measure(functions[key], e["budget"])
+    print(json.dumps({"example": e["example"], "function": e["function"], "budget": e["budget"],
+                      "activation_bytes": activation, "backward_flops": flops, "saved": saved}))
+"""
+
+
+def test_budget_examples_equal_pytorch(tmp_path):
+    """Every example function at every budget: the activation memory, the backward FLOPs and
+    the saved values by name, as PyTorch 2.11 planned them."""
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, CUBLAS_WORKSPACE_CONFIG=":0:0")
+    done = subprocess.run([sys.executable, "-c", ENGINE_EXAMPLES, ROOT, EXAMPLES_TRUTH], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    ours = [json.loads(line) for line in done.stdout.splitlines()]
+    truth = json.load(open(EXAMPLES_TRUTH))
+    assert len(ours) == len(truth["entries"]) > 0
+    diffs = [f"{want['example']} {want['function']} budget {want['budget']}: {field} "
+             f"{got[field]} (PyTorch {truth['torch']}: {want[field]})"
+             for want, got in zip(truth["entries"], ours)
+             for field in ("activation_bytes", "backward_flops", "saved") if got[field] != want[field]]
+    assert not diffs, f"{len(diffs)} differences:\n" + "\n".join(diffs)

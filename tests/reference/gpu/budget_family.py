@@ -1,9 +1,20 @@
 # The activation-memory-budget partitioner on the family of PyTorch's own attention-versus-linear
 # test (test/functorch/test_ac.py, MemoryBudgetTest.test_attention_vs_linear), at its sizes and
-# others, over a range of budgets. One file runs on real PyTorch (a GPU, PyTorch 2.4 or later) and
-# on matmulviz.torch (its simulated "cuda" device, meta mode), and writes what each decided:
+# others, over a range of budgets. One file runs on real PyTorch (a GPU, PyTorch 2.4 or later), on
+# real PyTorch without a GPU ("torch-cpu", below) and on matmulviz.torch (its simulated "cuda"
+# device, meta mode), and writes what each decided:
 #
-#   python3 budget_family.py torch|matmulviz OUT.json [--sizes 1x1,2x5,...] [--budgets 0.6,0.8]
+#   python3 budget_family.py torch|torch-cpu|matmulviz OUT.json [--sizes 1x1,2x5,...]
+#                            [--budgets 0.6,0.8]
+#
+# torch-cpu makes PyTorch's own decisions for the GPU without one: fake tensors on the CPU
+# (FakeTensorMode; the aot_eager_decomp_partition backend needs no GPU), with the attention as
+# the op PyTorch's CUDA dispatch runs for these float32 shapes on an sm_80+ GPU,
+# _scaled_dot_product_efficient_attention (a CPU tensor would lower to
+# _scaled_dot_product_flash_attention_for_cpu instead, another op with other costs, and another
+# plan). The activation memory is the bytes of the tensors the forward saves for the backward,
+# on storages the forward made (the CUDA memory a GPU measures after it, but for the 4-byte loss
+# and the host-side philox seed and offset); the FLOPs are the backward's, as on a GPU.
 #
 # For x [512 S, 512 D] and w [512 D, 512 D], float32, both requiring grad:
 #   loss = cos(scaled_dot_product_attention(x, x, x) @ w).sum()
@@ -27,9 +38,10 @@ torch = config = F = FlopCounterMode = None  # the module measured: load()
 
 
 def load(module):
-    """Measures real PyTorch ("torch") or matmulviz.torch ("matmulviz", meta mode)."""
+    """Measures real PyTorch ("torch", "torch-cpu") or matmulviz.torch ("matmulviz", meta
+    mode)."""
     global torch, config, F, FlopCounterMode
-    if module == "torch":
+    if module in ("torch", "torch-cpu"):
         import torch
         import torch._functorch.config as config
         import torch.nn.functional as F
@@ -86,13 +98,30 @@ def requested():
     return torch.cuda.memory_stats()["requested_bytes.all.current"]
 
 
-def measure(fn):
+ON_CPU = False  # torch-cpu: fake tensors on the CPU, the GPU's attention op
+
+
+def measure(fn, inputs=()):
     """As the test's get_act_mem and get_bw_flops: one full step, then the forward alone (MiB),
     then its backward (FLOPs in 512^3 matmuls)."""
     fn().backward()
-    base = requested()
-    out = fn()
-    activation = (requested() - base) / MIB
+    if ON_CPU:
+        seen = {x.untyped_storage()._cdata for x in inputs}
+        saved = {}
+
+        def pack(t):
+            # The philox seed and offset (0-dim int64) live on the host on a GPU.
+            host = t.dim() == 0 and t.dtype == torch.int64
+            if t.device.type == "cpu" and not host and t.untyped_storage()._cdata not in seen:
+                saved[t.untyped_storage()._cdata] = t.untyped_storage().nbytes()
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = fn()
+        activation = sum(saved.values()) / MIB
+    else:
+        base = requested()
+        out = fn()
+        activation = (requested() - base) / MIB
     with FlopCounterMode(display=False) as mode:
         out.backward()
     return round(activation, 1), mode.get_total_flops() / UNIT
@@ -114,22 +143,30 @@ def engine_plan(g):
                          "recomputed": [nodes[i].name for i in plan.info["knapsack_unbanned"]]}}
 
 
+def attention(q, k, v):
+    if ON_CPU:  # the op a GPU's dispatch picks: memory-efficient attention, with its logsumexp
+        return torch.ops.aten._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0,
+                                                                      False)[0]
+    return F.scaled_dot_product_attention(q, k, v, is_causal=False)
+
+
 def family(s, d):
     """PyTorch's test's function for sequence length 512 s and width 512 d: a closure over x
-    and w, both requiring grad."""
-    x = torch.randn(s * 512, d * 512, device="cuda", requires_grad=True)
-    w = torch.randn(d * 512, d * 512, device="cuda", requires_grad=True)
+    and w, both requiring grad; and (x, w)."""
+    device = "cpu" if ON_CPU else "cuda"
+    x = torch.randn(s * 512, d * 512, device=device, requires_grad=True)
+    w = torch.randn(d * 512, d * 512, device=device, requires_grad=True)
 
     def call():
         a = x.reshape(1, 1, x.shape[0], x.shape[1])
-        a = F.scaled_dot_product_attention(a, a, a, is_causal=False).reshape(x.shape)
+        a = attention(a, a, a).reshape(x.shape)
         return torch.mm(a, w).cos().sum()
-    return call
+    return call, (x, w)
 
 
 def main():
     p = argparse.ArgumentParser(description="the budget partitioner on the attention/linear family")
-    p.add_argument("module", choices=["torch", "matmulviz"])
+    p.add_argument("module", choices=["torch", "torch-cpu", "matmulviz"])
     p.add_argument("out")
     p.add_argument("--sizes", default="1x1,1x3,2x2,2x1,2x5,4x7,4x9,3x2,3x7,1x2",
                    help="S x D pairs: x is [512 S, 512 D]")
@@ -138,36 +175,48 @@ def main():
                    help="do not call torch._dynamo.reset() between sizes (dynamic shapes)")
     args = p.parse_args()
     load(args.module)
-    if args.module == "torch":
+    global ON_CPU
+    ON_CPU = args.module == "torch-cpu"
+    if args.module != "matmulviz":
         wrap_partitioner()
+    fake = None
+    if ON_CPU:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        fake = FakeTensorMode()
+        fake.__enter__()
     sizes = [tuple(int(v) for v in pair.split("x")) for pair in args.sizes.split(",")]
     budgets = [float(b) for b in args.budgets.split(",")]
     entries = []
     for budget in budgets:
         torch._dynamo.reset()  # a compiled graph is cached across budgets otherwise
         for s, d in sizes:
-            call = family(s, d)
-            eager_mem, eager_flops = measure(call)
+            call, inputs = family(s, d)
+            eager_mem, eager_flops = measure(call, inputs)
             if not args.no_reset:
                 torch._dynamo.reset()
             calls.clear()
             with config.patch(activation_memory_budget=budget):
                 g = torch.compile(call, backend="aot_eager_decomp_partition")
-                mem, flops = measure(g)
+                mem, flops = measure(g, inputs)
             entry = {"S": s, "D": d, "budget": budget, "reset": not args.no_reset,
                      "eager_mib": eager_mem, "eager_flops": eager_flops, "mib": mem,
                      "flops": flops}
-            if args.module == "torch":
+            if args.module != "matmulviz":
                 entry["partitioner"] = list(calls)
             else:
                 entry["plan"] = engine_plan(g)
             entries.append(entry)
             print(f"S={s} D={d} budget {budget}: {mem} MiB (eager {eager_mem}), backward "
                   f"{flops:g} (eager {eager_flops:g})", flush=True)
+    if fake is not None:
+        fake.__exit__(None, None, None)
     result = {"module": args.module, "torch": getattr(torch, "__version__", None),
               "entries": entries}
     if args.module == "torch":
         result["device"] = torch.cuda.get_device_name()
+    elif ON_CPU:
+        result["device"] = ("cpu, fake tensors, _scaled_dot_product_efficient_attention as a "
+                            "GPU's dispatch runs it")
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
 

@@ -85,15 +85,15 @@ def _efficient_backward(e, n, grad):
     q, k, v, bias, _, dropout, causal, scale = n.args
     out = n.outputs
     mask = [a.requires_grad for a in (q, k, v)] + [False]
-    return e(EFFICIENT + "_backward", grad, q, k, v, bias, out[0], out[1], out[2], out[3],
-             dropout, mask, causal, scale)
+    return e(EFFICIENT + "_backward", grad, q, k, v, bias, e.result(out[0]), out[1], out[2],
+             out[3], dropout, mask, causal, scale)
 
 
 def _flash_backward(e, n, grad):
     q, k, v, dropout, causal, _, scale = n.args
     out = n.outputs
-    return e(FLASH + "_backward", grad, q, k, v, out[0], out[1], None, None, q.shape[2],
-             k.shape[2], dropout, causal, out[6], out[7], scale)
+    return e(FLASH + "_backward", grad, q, k, v, e.result(out[0]), out[1], None, None,
+             q.shape[2], k.shape[2], dropout, causal, out[6], out[7], scale)
 
 
 def _grad_of(backward, index):

@@ -34,6 +34,11 @@ The backward formulas are PyTorch's tools/autograd/derivatives.yaml (the 2.x ent
                     each reduced dim (without keepdim), then expand
   mean              self: mean_backward = grad.expand(self.sizes()) / numel (dims: unsqueeze first)
   t                 self: grad.t()
+  (t decomposes to permute [1, 0] (torch/_refs: t is transpose, transpose is permute), in the
+  formulas above too.) A formula that reads the op's own differentiable result (exp, relu,
+  _softmax, the attention's output) reads it through two alias nodes, as AOTAutograd records a
+  saved result: alias(result) after the op in the forward, alias(alias) where the backward
+  unpacks it (_Emitter.result; PyTorch 2.11's joint graphs, e.g. test_compile_attention_vs_linear)
   view / expand     self: grad.reshape(self.sizes()) / at::sum_to(grad, self.sizes())
   permute           self: permute_backwards = grad.permute(inverse dims)
   unsqueeze         self: grad.squeeze(dim)
@@ -124,6 +129,7 @@ OPS = {
     "mean": Op(lambda a, dims=None, keepdim=False: [] if dims is None else
                _reduced(a, dims, keepdim), _mean),
     "t": Op(lambda a: list(reversed(a)), lambda x: x.t()),
+    "alias": Op(_same, lambda x: x.view(list(x.shape))),
     "view": Op(lambda a, sizes: list(sizes), lambda x, sizes: x.reshape(list(sizes))),
     "expand": Op(lambda a, sizes: list(sizes), lambda x, sizes: x.expand(list(sizes))),
     "permute": Op(lambda a, dims: [a[d] for d in dims], lambda x, dims: x.permute(list(dims))),
@@ -185,6 +191,11 @@ def _inverse(dims):
     return inv
 
 
+def _t(e, x):
+    """t() as PyTorch 2.x's decompositions write it: permute(x, [1, 0])."""
+    return e("permute", x, [1, 0])
+
+
 def _bmm_t(e, x):
     return e("permute", x, [0, 2, 1])
 
@@ -192,8 +203,8 @@ def _bmm_t(e, x):
 def _div_other(e, n, g):
     """div_tensor_other_backward: -grad * ((self / other) / other), summed to other's shape."""
     self, other = n.args
+    ratio = e("div", e("div", self, other), other)  # before neg, as 2.11's joint graph has it
     neg = e("neg", g)
-    ratio = e("div", e("div", self, other), other)
     return sum_to(e, e("mul", neg, ratio), e.shape(other))
 
 
@@ -201,9 +212,10 @@ def _softmax_backward(e, n, g):
     """_softmax_backward_data(grad, result, dim) as inductor decomposes it:
     fma(-result, sum(grad * result, [dim], keepdim=True), grad * result)."""
     dim = n.autograd[1][1]
-    mul = e("mul", g, n)
+    result = e.result(n)
+    mul = e("mul", g, result)
     total = e("sum", mul, [dim], True)
-    return e("fma", e("neg", n), total, mul)
+    return e("fma", e("neg", result), total, mul)
 
 
 # Per op, per tensor argument position: the formula giving that argument's gradient from the
@@ -211,15 +223,15 @@ def _softmax_backward(e, n, g):
 # emitter: e(op, *args) adds a backward node and returns it. Emitted only for arguments that
 # need a gradient, in argument order (as autograd's generated code checks needs_input_grad).
 BACKWARD = {
-    "mm": {0: lambda e, n, g: e("mm", g, e("t", n.args[1])),
-           1: lambda e, n, g: e("mm", e("t", n.args[0]), g)},
+    "mm": {0: lambda e, n, g: e("mm", g, _t(e, n.args[1])),
+           1: lambda e, n, g: e("mm", _t(e, n.args[0]), g)},
     "bmm": {0: lambda e, n, g: e("bmm", g, _bmm_t(e, n.args[1])),
             1: lambda e, n, g: e("bmm", _bmm_t(e, n.args[0]), g)},
     "cos": {0: lambda e, n, g: e("mul", g, e("neg", e("sin", n.args[0])))},
     "sin": {0: lambda e, n, g: e("mul", g, e("cos", n.args[0]))},
-    "exp": {0: lambda e, n, g: e("mul", g, n)},
+    "exp": {0: lambda e, n, g: e("mul", g, e.result(n))},
     "neg": {0: lambda e, n, g: e("neg", g)},
-    "relu": {0: lambda e, n, g: e("threshold_backward", g, n)},
+    "relu": {0: lambda e, n, g: e("threshold_backward", g, e.result(n))},
     "add": {0: lambda e, n, g: sum_to(e, g, e.shape(n.args[0])),
             1: lambda e, n, g: sum_to(e, g, e.shape(n.args[1]))},
     "sub": {0: lambda e, n, g: sum_to(e, g, e.shape(n.args[0])),
@@ -230,7 +242,7 @@ BACKWARD = {
     "_softmax": {0: _softmax_backward},
     "sum": {0: _sum_backward},
     "mean": {0: _mean_backward},
-    "t": {0: lambda e, n, g: e("t", g)},
+    "t": {0: lambda e, n, g: _t(e, g)},
     "view": {0: lambda e, n, g: e("view", g, e.shape(n.args[0]))},
     "expand": {0: lambda e, n, g: sum_to(e, g, e.shape(n.args[0]))},
     "permute": {0: lambda e, n, g: e("permute", g, _inverse(n.args[1]))},
@@ -238,3 +250,19 @@ BACKWARD = {
     "clone": {0: lambda e, n, g: g},
 }
 BACKWARD.update(_attention.BACKWARD)
+
+# The names of an op's tensor arguments (native_functions.yaml). Autograd's generated backward
+# computes a node's gradients in the sorted order of these names (tools/autograd/
+# load_derivatives.py sorts a function's derivatives by the names of the inputs they are for):
+# mm's mat2 before self, add's other before self. Ops not listed have one differentiable input.
+ARGUMENT_NAMES = {"mm": ["self", "mat2"], "bmm": ["self", "mat2"], "add": ["self", "other"],
+                  "sub": ["self", "other"], "mul": ["self", "other"], "div": ["self", "other"]}
+
+
+def gradient_order(op, positions):
+    """`positions` (an op's argument positions with a formula) in the order its gradients are
+    computed."""
+    names = ARGUMENT_NAMES.get(op)
+    if names is None:
+        return sorted(positions)
+    return sorted(positions, key=lambda i: names[i] if i < len(names) else "")

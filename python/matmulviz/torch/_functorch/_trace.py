@@ -177,7 +177,9 @@ _C_FUNCTIONS = {
 }
 # Tensor methods bound in C++.
 _METHODS = {
-    "t": _plain("t"),
+    # t() of a 2-d tensor, as the decompositions write it (permute [1, 0]); of fewer dims: itself
+    "t": lambda tr, args, result: (tr.record("permute", [args[0], [1, 0]], result)
+                                   if args[0].dim() == 2 else _plain("t")(tr, args, result)),
     "view": lambda tr, args, result: tr.record("view", [args[0], list(result.shape)], result),
     "reshape": _reshape,
     "expand": lambda tr, args, result: tr.record("expand", [args[0], list(result.shape)],
