@@ -91,6 +91,34 @@ def _dump_snapshot(sim):
     return dump
 
 
+class _RngState:
+    """torch.cuda's random-number state on a device without one: a CUDA generator's state is 16
+    bytes (its seed and philox offset, CUDAGeneratorImpl::get_state); what is set is returned."""
+
+    def __init__(self):
+        self.state = torch.zeros(16, dtype=torch.uint8)
+        self.seed = 0
+
+    def install(self):
+        return {
+            "get_rng_state": lambda device="cuda": self.state.clone(),
+            "get_rng_state_all": lambda: [self.state.clone()],
+            "set_rng_state": lambda new_state, device="cuda": self._set(new_state),
+            "set_rng_state_all": lambda new_states: self._set(list(new_states)[0]),
+            "manual_seed": self._seed,
+            "manual_seed_all": self._seed,
+            "seed": lambda: None,
+            "seed_all": lambda: None,
+            "initial_seed": lambda: self.seed,
+        }
+
+    def _set(self, state):
+        self.state = state.detach().to("cpu", torch.uint8).clone()
+
+    def _seed(self, seed):
+        self.seed = int(seed)
+
+
 def _mem_get_info(device=None):
     total = _C.device_capacity() or 0
     return (max(0, total - _C.memory_reserved()), total)
@@ -127,6 +155,7 @@ def install(sim):
         "_dump_snapshot": _dump_snapshot(sim),
         "_snapshot": lambda device=None, augment_with_fx_traces=False: sim.history.snapshot(),
     }
+    replacements.update(_RngState().install())
     saved = []
     for name, fn in memory_only.items():
         saved.append((torch.cuda.memory, name, torch.cuda.memory.__dict__.get(name, _MISSING)))

@@ -27,6 +27,10 @@ from matmulviz.simulate._flat import flatten_args, flatten_result, unflatten_arg
 from matmulviz.simulate._tensor import SimTensor
 from matmulviz.simulate._version import out_of_memory_error, storage_key, storage_nbytes
 
+# What autograd's engine calls to run a custom torch.autograd.Function's backward
+# (torch/autograd/function.py; PyNode::apply looks it up by name).
+_Function = torch.autograd.function.BackwardCFunction
+
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _META = torch.device("meta")
@@ -183,6 +187,9 @@ class Simulation:
         self._backward, self._grad = torch.autograd.backward, torch.autograd.grad
         torch.autograd.backward = lambda *a, **k: self.in_backward(self._backward, *a, **k)
         torch.autograd.grad = lambda *a, **k: self.in_backward(self._grad, *a, **k)
+        self._function_apply = _Function.apply
+        if self.cuda_keys:
+            _Function.apply = lambda ctx, *a: self._meta_gradients(self._function_apply(ctx, *a))
         self._active = True
         return self
 
@@ -190,6 +197,7 @@ class Simulation:
         self.history.stop()
         self._active = False
         torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
+        _Function.apply = self._function_apply
         _composite.uninstall(self._composites)
         _cuda_api.uninstall(self._patches)
         torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
@@ -643,6 +651,16 @@ class Simulation:
             if not self._in_backward:
                 self._last_node = None  # the graph's nodes die with the graph, not with us
             _C._sim_set_default_category(previous)
+
+    def _meta_gradients(self, grads):
+        """A custom autograd.Function's backward results, each a meta tensor to C++ (the same
+        block): what it returns may be a parameter's .grad or computed from saved CUDA tensors
+        only (torch.utils.checkpoint's reentrant backward returns its inputs' .grad)."""
+        def meta(g):
+            if isinstance(g, SimTensor) and not _device.is_meta(g):
+                return self.wrap(g._elem, "gradient", device=_device.META)
+            return g
+        return tuple(meta(g) for g in grads) if isinstance(grads, tuple) else meta(grads)
 
     def _meta_root_gradients(self, fn, args, kwargs):
         """`fn`'s arguments with each root gradient a meta tensor to C++: the ones

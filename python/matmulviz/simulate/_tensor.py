@@ -7,6 +7,8 @@ To PyTorch's C++ the wrapper is a CUDA tensor on a CUDA build of 2.x (a gradient
 and a meta tensor on Debian's CPU-only 1.13, which has no CUDA device type to carry (_device.py
 says why and what that takes)."""
 
+import copy
+
 import torch
 
 from matmulviz.simulate._device import TENSOR_BASE
@@ -103,6 +105,29 @@ class SimTensor(torch.Tensor):
         elif self.requires_grad:
             extra += ", requires_grad=True"
         return f"tensor(..., device='cuda:0', size={tuple(self.shape)}{extra})"
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy (nn.TransformerEncoder's copies of its layer, EMA models): a clone, a
+        new block of the same size as on a GPU (torch/_tensor.py, Tensor.__deepcopy__, copies
+        the storage), with the same requires_grad, gradient and attributes. PyTorch's own
+        version would deep-copy `_elem` too, leaving the clone on a storage no block holds."""
+        if id(self) in memo:
+            return memo[id(self)]
+        if not self.is_leaf:
+            return torch.Tensor.__deepcopy__(self, memo)  # PyTorch's error for a non-leaf
+        with torch.no_grad():
+            new = self.clone()
+        if self.requires_grad:
+            new.requires_grad_()
+        memo[id(self)] = new
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        for name, value in self.__dict__.items():
+            if name == "_sim_is_param":
+                new._is_param = value  # a parameter's copy is a parameter's block too
+            elif name != "_elem":
+                setattr(new, name, copy.deepcopy(value, memo))
+        return new
 
     def __reduce_ex__(self, proto):
         raise RuntimeError("matmulviz.simulate: a simulated CUDA tensor has no values to save")
