@@ -4,6 +4,8 @@
 #include "core/io/mapped_file.h"
 #include "core/io/snapshot_converter.h"
 
+#include <fstream>
+
 namespace matmulviz::snapshot {
 
 using detail::Document;
@@ -271,6 +273,14 @@ MemorySnapshot readMemorySnapshot(const std::string& path, const LoadOptions& op
   } catch (const SnapshotError& e) {
     throw SnapshotError("'" + path + "': " + e.what());
   }
+}
+
+bool looksLikeSnapshotFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char head[2] = {0, 0};
+  if (!f.read(reinterpret_cast<char*>(head), 1)) return false;
+  if (head[0] == 0x80) return true;
+  return f.read(reinterpret_cast<char*>(head + 1), 1) && head[0] == 0x1f && head[1] == 0x8b;
 }
 
 }  // namespace matmulviz::snapshot

@@ -153,4 +153,8 @@ inline constexpr uint64_t kMaxInflatedSnapshotBytes = uint64_t{16} << 30;
 /// past kMaxInflatedSnapshotBytes, and pickle::Cancelled.
 MemorySnapshot readMemorySnapshot(const std::string& path, const LoadOptions& options = {});
 
+/// Whether the file at `path` starts as a snapshot readMemorySnapshot reads: a pickle's PROTO
+/// opcode (0x80) or gzip's magic number (0x1f 0x8b). False for a file that cannot be read.
+bool looksLikeSnapshotFile(const std::string& path);
+
 }  // namespace matmulviz::snapshot

@@ -1,5 +1,6 @@
 #include "core/report/compare_reports.h"
 
+#include "core/io/memory_snapshot.h"
 #include "core/io/snapshot_store.h"
 #include "core/io/snapshot_timeline.h"
 #include "core/report/python_report.h"
@@ -124,8 +125,7 @@ ReportComparison compareReports(const CompareSide& a, const CompareSide& b) {
 
 CompareInput readCompareInput(const std::string& path, const std::string& name) {
   CompareInput in;
-  char first = 0;
-  if (std::ifstream f(path, std::ios::binary); f && f.get(first) && uint8_t(first) == 0x80) {
+  if (snapshot::looksLikeSnapshotFile(path)) {
     const snapshot::MemorySnapshot snap = snapshot::readMemorySnapshot(path);
     const bool onDisk = snap.eventCount() > snapshot::kStoreAboveEvents;
     for (const size_t d : snapshot::devicesWithMemory(snap)) {

@@ -87,6 +87,8 @@ class PythonReportReader {
   void peak(const nlohmann::json& j, PythonReport& out) const;
   void variables(const nlohmann::json& j, PythonReport& out) const;
   void marks(const nlohmann::json& j, PythonReport& out) const;
+  void torch(const nlohmann::json& j, PythonReport& out) const;
+  void valueReads(const nlohmann::json& j, PythonReport& out) const;
   /// Refuses an event that names an allocation the allocations table does not list.
   void checkEventAllocations(const PythonReport& out) const;
   void noteUnknown(const nlohmann::json& object, const std::string& path,
@@ -293,6 +295,33 @@ void PythonReportReader::marks(const nlohmann::json& j, PythonReport& out) const
   }
 }
 
+void PythonReportReader::torch(const nlohmann::json& j, PythonReport& out) const {
+  const nlohmann::json& t = r_.object(j, "torch");
+  PythonTorch torch;
+  torch.version = r_.string(r_.member(t, "torch", "version"), "torch.version");
+  torch.cudaBranches = r_.boolean(r_.member(t, "torch", "cuda_branches"), "torch.cuda_branches");
+  out.torch = std::move(torch);
+}
+
+void PythonReportReader::valueReads(const nlohmann::json& j, PythonReport& out) const {
+  r_.array(j, "value_reads");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string path = jsonPath("value_reads", i);
+    const nlohmann::json& v = r_.object(j[i], path);
+    auto text = [&](const char* key) {
+      return r_.string(r_.member(v, path, key), jsonPath(path, key));
+    };
+    PythonValueRead read;
+    read.file = text("file");
+    read.line = r_.integer(r_.member(v, path, "line"), jsonPath(path, "line"), 0, kAnyInt64);
+    read.code = text("code");
+    read.read = text("read");
+    read.count = r_.integer(r_.member(v, path, "count"), jsonPath(path, "count"), 1, kAnyInt64);
+    read.returned = text("returned");
+    out.valueReads.push_back(std::move(read));
+  }
+}
+
 void PythonReportReader::checkEventAllocations(const PythonReport& out) const {
   for (size_t i = 0; i < out.events.size(); ++i) {
     const int64_t id = out.events[i].allocationId;
@@ -309,7 +338,7 @@ PythonReport PythonReportReader::read(const nlohmann::json& doc) {
   noteUnknown(doc, "",
               {"format", "version", "kind", "script", "argv", "complete", "error", "variables",
                "memory_stats", "device", "frames", "ops", "events", "allocations", "kept_alive_by",
-               "peak", "marks"});
+               "peak", "marks", "torch", "value_reads"});
   PythonReport out;
   header(doc, out);
   if (doc.contains("frames")) frames(doc["frames"], out);
@@ -324,6 +353,8 @@ PythonReport PythonReportReader::read(const nlohmann::json& doc) {
   if (doc.contains("peak")) peak(doc["peak"], out);
   if (doc.contains("marks")) marks(doc["marks"], out);
   if (doc.contains("variables")) variables(doc["variables"], out);
+  if (doc.contains("torch")) torch(doc["torch"], out);
+  if (doc.contains("value_reads")) valueReads(doc["value_reads"], out);
   out.ignored = std::move(ignored_);
   return out;
 }

@@ -64,6 +64,26 @@ struct PythonMark {
   std::optional<int64_t> event;
 };
 
+/// A read of a simulated tensor's values that returned a placeholder (matmulviz.simulate, key
+/// "value_reads"): `tensor.item()` at a line, how often, and what it returned.
+struct PythonValueRead {
+  std::string file;
+  int64_t line = 0;  ///< 1-based; 0 when unknown
+  std::string code;  ///< the source line, stripped
+  std::string read;  ///< "Tensor.item()", "aten._local_scalar_dense (item())"
+  int64_t count = 0;
+  std::string returned;  ///< the placeholder as Python printed it ("0.0")
+};
+
+/// The PyTorch that ran a script under matmulviz.simulate (key "torch"; reports of
+/// matmulviz.torch runs and earlier ones have none).
+struct PythonTorch {
+  std::string version;  ///< torch.__version__: "2.11.0+cu130"
+  /// Whether simulated tensors were CUDA tensors to its C++, so that PyTorch's own code took
+  /// the GPU's device branches (a CUDA build of 2.x), or meta tensors (1.13, CPU-only builds).
+  bool cudaBranches = false;
+};
+
 struct PythonReport {
   std::optional<std::string> script;  ///< as given to the runner; none for matmulviz.record
   std::vector<std::string> argv;
@@ -88,6 +108,8 @@ struct PythonReport {
   std::map<int64_t, std::vector<std::string>> variables;
   std::optional<PythonPeak> peak;  ///< none when nothing was allocated
   std::vector<PythonMark> marks;
+  std::optional<PythonTorch> torch;
+  std::vector<PythonValueRead> valueReads;  ///< in the order of their first read
   /// Key paths present in the file that this reader does not know, skipped.
   std::vector<std::string> ignored;
 

@@ -24,6 +24,8 @@ PythonRun pythonRunFromReport(const PythonReport& report) {
   run.script = report.script.value_or("");
   run.complete = report.complete;
   run.error = report.error;
+  run.torch = report.torch;
+  run.valueReads = report.valueReads;
   MemoryTimeline& t = run.timeline;
   t.opNames = report.ops;
   t.records.reserve(report.allocations.size());

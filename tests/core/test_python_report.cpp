@@ -128,6 +128,10 @@ class TestPythonReport : public QObject {
                                 << "kept_alive_by.x is not an allocation id";
     QTest::newRow("complete mistyped") << "complete"
                                        << "complete must be true or false";
+    QTest::newRow("torch without version") << "torch"
+                                           << "torch.version is missing";
+    QTest::newRow("value read count") << "reads"
+                                      << "value_reads[0].count is 0";
   }
 
   void badFiles() {
@@ -154,6 +158,14 @@ class TestPythonReport : public QObject {
     if (e == "holder") j["kept_alive_by"]["x"] = nlohmann::json::array();
     if (e == "complete") j["complete"] = "yes";
     if (e == "variables") j["variables"]["2"] = {7};
+    if (e == "torch") j["torch"] = {{"cuda_branches", true}};
+    if (e == "reads")
+      j["value_reads"] = {{{"file", "a.py"},
+                           {"line", 3},
+                           {"code", "x.item()"},
+                           {"read", "Tensor.item()"},
+                           {"count", 0},
+                           {"returned", "0.0"}}};
     if (text.empty()) text = j.dump();
     const QString got = problemOf(text);
     QVERIFY2(got.contains(problem), qPrintable("got: " + got));
@@ -182,6 +194,25 @@ class TestPythonReport : public QObject {
     j["from_the_future"] = 1;
     const PythonReport r = parsePythonReport(j.dump(), "run.json");
     QCOMPARE(r.ignored, std::vector<std::string>{"from_the_future"});
+  }
+
+  void torchAndValueReads() {  // what matmulviz.simulate adds; the run carries them
+    nlohmann::json j = fixtureJson();
+    QVERIFY(!parsePythonReport(j.dump(), "run.json").torch);
+    j["torch"] = {{"version", "2.11.0+cu130"}, {"cuda_branches", true}};
+    j["value_reads"] = {{{"file", "/w/train.py"},
+                         {"line", 25},
+                         {"code", "print(loss.item())"},
+                         {"read", "Tensor.item()"},
+                         {"count", 3},
+                         {"returned", "0.0"}}};
+    const PythonRun run = pythonRunFromReport(parsePythonReport(j.dump(), "run.json"));
+    QVERIFY(run.torch && run.torch->cudaBranches);
+    QCOMPARE(run.torch->version, std::string("2.11.0+cu130"));
+    QCOMPARE(run.valueReads.size(), size_t(1));
+    QCOMPARE(run.valueReads[0].line, int64_t(25));
+    QCOMPARE(run.valueReads[0].count, int64_t(3));
+    QCOMPARE(run.valueReads[0].read, std::string("Tensor.item()"));
   }
 
   void anIncompleteRunAndNoPeak() {

@@ -330,8 +330,8 @@ def test_value_reads_return_placeholders_and_are_listed(tmp_path):
     reads = json.loads((tmp_path / "reads.json").read_text())["value_reads"]
     assert all(r["file"].endswith("reads.py") for r in reads)
     kinds = {(r["line"], r["read"]) for r in reads}
-    assert {(5, "Tensor.item()"), (5, "Tensor.float()"), (5, "Tensor.format()"),
-            (6, "Tensor.tolist()"), (7, "Tensor.bool()"), (8, "Tensor.cpu()"),
+    assert {(5, "Tensor.item()"), (5, "float(tensor)"), (5, "format(tensor)"),
+            (6, "Tensor.tolist()"), (7, "bool(tensor)"), (8, "Tensor.cpu()"),
             (10, "Tensor.to(cpu)"), (10, "Tensor.numpy()"), (11, "Tensor.item()")} <= kinds
 
 

@@ -19,6 +19,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <stdexcept>
 
@@ -56,6 +57,36 @@ std::shared_ptr<const std::vector<NamedTimeline>> snapshotTimelines(
   return devices;
 }
 
+/// Which PyTorch ran a simulated script, and the reads of values that returned placeholders
+/// (the first three, by line); empty for a report without them.
+QString pythonRunNote(const PythonRun& run) {
+  QString note;
+  if (run.torch)
+    note += run.torch->cudaBranches
+                ? QStringLiteral(" Run by PyTorch %1, its own code on the GPU's device branches.")
+                      .arg(QString::fromStdString(run.torch->version))
+                : QStringLiteral(
+                      " Run by PyTorch %1, simulated tensors meta tensors to its "
+                      "C++ (its CUDA branches did not run).")
+                      .arg(QString::fromStdString(run.torch->version));
+  if (run.valueReads.empty()) return note;
+  QStringList reads;
+  for (size_t i = 0; i < std::min<size_t>(3, run.valueReads.size()); ++i) {
+    const PythonValueRead& r = run.valueReads[i];
+    reads << QStringLiteral("%1:%2 %3%4")
+                 .arg(QFileInfo(QString::fromStdString(r.file)).fileName())
+                 .arg(r.line)
+                 .arg(QString::fromStdString(r.read),
+                      r.count > 1 ? QStringLiteral(" (%1 times)").arg(r.count) : QString());
+  }
+  if (run.valueReads.size() > 3) reads << QStringLiteral("...");
+  return note + QStringLiteral(
+                    " %1 read(s) of simulated values returned placeholders, so "
+                    "control flow that depends on them may differ: %2.")
+                    .arg(run.valueReads.size())
+                    .arg(reads.join(QStringLiteral(", ")));
+}
+
 /// A Python run's report as one timeline named after its script.
 void pythonTimeline(PythonRun& run, OpenedFile& out) {
   QString name = QFileInfo(QString::fromStdString(run.script)).fileName();
@@ -64,6 +95,7 @@ void pythonTimeline(PythonRun& run, OpenedFile& out) {
   out.note = QStringLiteral("Each block is labelled with the line of the script that made it.");
   if (!run.complete)
     out.note += QStringLiteral(" The script raised: the timeline covers what ran.");
+  out.note += pythonRunNote(run);
   out.timelines = std::make_shared<const std::vector<NamedTimeline>>(
       std::vector<NamedTimeline>{{name, std::move(run.timeline)}});
 }

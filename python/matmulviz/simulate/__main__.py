@@ -58,7 +58,7 @@ def main(argv):
         print(f"matmulviz.simulate: no such script: {script}", file=sys.stderr)
         return 2
     try:
-        import torch  # noqa: F401 (is PyTorch there?)
+        import torch  # is PyTorch there? (its version goes into the report)
     except ImportError:
         print("matmulviz.simulate: PyTorch is not installed (Debian: apt install python3-torch)",
               file=sys.stderr)
@@ -98,6 +98,8 @@ def main(argv):
                 finally:
                     if rec is not None:  # the report is written as the recording ends
                         rec.set_extra("value_reads", sim.value_reads.report())
+                        rec.set_extra("torch", {"version": torch.__version__,
+                                                "cuda_branches": sim.cuda_keys})
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except BaseException:

@@ -546,7 +546,7 @@ class Simulation:
         """A read of simulated tensor `t`'s values (_value_reads.py): its placeholder, noted."""
         value = _value_reads.placeholder(what, t, args, kwargs)
         if what != "format()" or t.dim() == 0:
-            self.value_reads.note(user_frame(), f"Tensor.{what}", value)
+            self.value_reads.note(user_frame(), _value_reads.label(what), value)
         return value
 
     def _dropout(self, input, p=0.5, training=True, inplace=False):

@@ -25,6 +25,17 @@ READS = {
 }
 
 
+# Reads through Python's built-ins (float(t), bool(t), ...) are listed as the script wrote them.
+_BUILTINS = {"bool()": "bool(tensor)", "float()": "float(tensor)", "int()": "int(tensor)",
+             "index()": "operator.index(tensor)", "format()": "format(tensor)"}
+
+
+def label(what):
+    """How read `what` (a value of READS, or "to(cpu)") is named in the listing and the report:
+    "Tensor.item()", "float(tensor)"."""
+    return _BUILTINS.get(what, f"Tensor.{what}")
+
+
 def _scalar(dtype):
     if dtype == torch.bool:
         return False
@@ -69,7 +80,7 @@ class ValueReads:
         self._reads = {}  # (where, what) -> [count, what it returned]
 
     def note(self, where, what, returned):
-        """`where`: "file:line: code" (Simulation's user_frame); `what`: "Tensor.item()"."""
+        """`where`: "file:line: code" (Simulation's user_frame); `what`: label()'s "Tensor.item()"."""
         entry = self._reads.setdefault((where, what), [0, _shown(returned)])
         entry[0] += 1
 
