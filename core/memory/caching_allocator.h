@@ -173,6 +173,26 @@ class CachingAllocator {
     cublasWorkspaces_[thread] = allocationId;
   }
 
+  /// One segment as torch.cuda.memory_snapshot() lists it (c10/cuda/CUDACachingAllocator.cpp,
+  /// snapshot(): SegmentInfo and BlockInfo): its blocks in address order, covering it.
+  struct SegmentLayout {
+    struct BlockLayout {
+      int64_t address = 0;
+      int64_t size = 0;       ///< bytes of the block
+      int64_t requested = 0;  ///< bytes asked for (0 for a free block)
+      bool allocated = false;
+      int64_t allocationId = -1;  ///< -1 for a free block
+    };
+    int64_t address = 0;
+    int64_t size = 0;
+    bool small = false;  ///< the small pool's (2 MiB segments)
+    std::vector<BlockLayout> blocks;
+  };
+  /// The segments the model holds now, by address (virtual device addresses, as in events).
+  std::vector<SegmentLayout> segmentLayout() const;
+  /// The virtual address of live allocation `allocationId`'s block; -1 if it is not live.
+  int64_t blockAddress(int64_t allocationId) const;
+
  private:
   struct Segment;
   struct Block {

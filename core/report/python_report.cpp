@@ -89,6 +89,7 @@ class PythonReportReader {
   void marks(const nlohmann::json& j, PythonReport& out) const;
   void torch(const nlohmann::json& j, PythonReport& out) const;
   void valueReads(const nlohmann::json& j, PythonReport& out) const;
+  void pinnedHost(const nlohmann::json& j, PythonReport& out) const;
   /// Refuses an event that names an allocation the allocations table does not list.
   void checkEventAllocations(const PythonReport& out) const;
   void noteUnknown(const nlohmann::json& object, const std::string& path,
@@ -322,6 +323,18 @@ void PythonReportReader::valueReads(const nlohmann::json& j, PythonReport& out) 
   }
 }
 
+void PythonReportReader::pinnedHost(const nlohmann::json& j, PythonReport& out) const {
+  const nlohmann::json& p = r_.object(j, "pinned_host");
+  auto bytes = [&](const char* key) {
+    return r_.integer(r_.member(p, "pinned_host", key), jsonPath("pinned_host", key), 0, kAnyInt64);
+  };
+  PythonPinnedHost pinned;
+  pinned.peakActiveBytes = bytes("peak_active_bytes");
+  pinned.peakHeldBytes = bytes("peak_held_bytes");
+  pinned.pinnedTensors = bytes("pinned_tensors");
+  out.pinnedHost = pinned;
+}
+
 void PythonReportReader::checkEventAllocations(const PythonReport& out) const {
   for (size_t i = 0; i < out.events.size(); ++i) {
     const int64_t id = out.events[i].allocationId;
@@ -335,10 +348,10 @@ PythonReport PythonReportReader::read(const nlohmann::json& doc) {
   const std::string kind = reportKind(doc, r_.file());
   if (kind != "python")
     r_.fail("", "is a report of kind '" + kind + "', not of a Python run (kind 'python')");
-  noteUnknown(doc, "",
-              {"format", "version", "kind", "script", "argv", "complete", "error", "variables",
-               "memory_stats", "device", "frames", "ops", "events", "allocations", "kept_alive_by",
-               "peak", "marks", "torch", "value_reads"});
+  noteUnknown(doc, "", {"format",   "version", "kind",      "script",       "argv",
+                        "complete", "error",   "variables", "memory_stats", "device",
+                        "frames",   "ops",     "events",    "allocations",  "kept_alive_by",
+                        "peak",     "marks",   "torch",     "value_reads",  "pinned_host"});
   PythonReport out;
   header(doc, out);
   if (doc.contains("frames")) frames(doc["frames"], out);
@@ -355,6 +368,7 @@ PythonReport PythonReportReader::read(const nlohmann::json& doc) {
   if (doc.contains("variables")) variables(doc["variables"], out);
   if (doc.contains("torch")) torch(doc["torch"], out);
   if (doc.contains("value_reads")) valueReads(doc["value_reads"], out);
+  if (doc.contains("pinned_host")) pinnedHost(doc["pinned_host"], out);
   out.ignored = std::move(ignored_);
   return out;
 }

@@ -84,6 +84,16 @@ struct PythonTorch {
   bool cudaBranches = false;
 };
 
+/// Pinned host memory of a matmulviz.simulate run (key "pinned_host"; only where the script
+/// pinned memory): host memory, not in the device's numbers. Bytes as PyTorch's
+/// CachingHostAllocator holds them (aten/src/ATen/core/CachingHostAllocator.h: each block a power
+/// of two).
+struct PythonPinnedHost {
+  int64_t peakActiveBytes = 0;  ///< the most bytes of blocks handed out at once
+  int64_t peakHeldBytes = 0;    ///< the most bytes the allocator owned (handed out and cached)
+  int64_t pinnedTensors = 0;    ///< pin_memory() calls that pinned a tensor
+};
+
 struct PythonReport {
   std::optional<std::string> script;  ///< as given to the runner; none for matmulviz.record
   std::vector<std::string> argv;
@@ -110,6 +120,7 @@ struct PythonReport {
   std::vector<PythonMark> marks;
   std::optional<PythonTorch> torch;
   std::vector<PythonValueRead> valueReads;  ///< in the order of their first read
+  std::optional<PythonPinnedHost> pinnedHost;
   /// Key paths present in the file that this reader does not know, skipped.
   std::vector<std::string> ignored;
 

@@ -26,6 +26,7 @@ PythonRun pythonRunFromReport(const PythonReport& report) {
   run.error = report.error;
   run.torch = report.torch;
   run.valueReads = report.valueReads;
+  run.pinnedHost = report.pinnedHost;
   MemoryTimeline& t = run.timeline;
   t.opNames = report.ops;
   t.records.reserve(report.allocations.size());

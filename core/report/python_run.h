@@ -22,8 +22,9 @@ struct PythonRun {
   std::string script;    ///< the script's path as given; empty for matmulviz.record around a block
   bool complete = true;  ///< false when the script raised: the report covers what ran
   std::string error;     ///< the traceback when !complete
-  std::optional<PythonTorch> torch;         ///< the PyTorch that ran it (matmulviz.simulate)
-  std::vector<PythonValueRead> valueReads;  ///< reads that returned placeholders
+  std::optional<PythonTorch> torch;            ///< the PyTorch that ran it (matmulviz.simulate)
+  std::vector<PythonValueRead> valueReads;     ///< reads that returned placeholders
+  std::optional<PythonPinnedHost> pinnedHost;  ///< pinned host memory, apart from the device
   /// The events and allocations. The report has no requested counter per event: it is the sum
   /// of the live blocks' requested bytes. Every block's category is "other"; its label is the
   /// report's, followed by the source line that allocated it ("c[q] at train.py:12").

@@ -31,6 +31,40 @@ MemoryCategory categoryNamed(const std::string& name) {
   return *c;
 }
 
+py::list segmentsAsSnapshot(const CachingAllocator& allocator) {
+  py::list out;
+  for (const CachingAllocator::SegmentLayout& s : allocator.segmentLayout()) {
+    py::list blocks;
+    int64_t allocated = 0, requested = 0;
+    for (const auto& b : s.blocks) {
+      py::dict block;
+      block["address"] = b.address;
+      block["size"] = b.size;
+      block["requested_size"] = b.requested;
+      block["state"] = b.allocated ? "active_allocated" : "inactive";
+      block["frames"] = py::list();
+      block["allocation_id"] = b.allocationId;
+      blocks.append(std::move(block));
+      if (b.allocated) allocated += b.size, requested += b.requested;
+    }
+    py::dict segment;
+    segment["device"] = 0;
+    segment["address"] = s.address;
+    segment["total_size"] = s.size;
+    segment["allocated_size"] = allocated;
+    segment["active_size"] = allocated;
+    segment["requested_size"] = requested;
+    segment["stream"] = 0;
+    segment["segment_type"] = s.small ? "small" : "large";
+    segment["segment_pool_id"] = py::make_tuple(0, 0);
+    segment["is_expandable"] = false;
+    segment["frames"] = py::list();
+    segment["blocks"] = std::move(blocks);
+    out.append(std::move(segment));
+  }
+  return out;
+}
+
 }  // namespace
 
 void bindSimulate(py::module_& m) {
@@ -44,6 +78,17 @@ void bindSimulate(py::module_& m) {
       "Allocates `requested_bytes` on the simulated CUDA device's caching-allocator model under "
       "the current op; returns (allocation id, block bytes). Raises OutOfMemoryError with "
       "PyTorch's message.");
+  m.def(
+      "_sim_segments", [] { return segmentsAsSnapshot(cudaAllocator()); },
+      "The model's segments now, as torch.cuda.memory_snapshot() lists a real allocator's "
+      "(c10/cuda/CUDACachingAllocator.cpp, snapshot): dicts with device, address, total_size, "
+      "allocated_size, active_size, requested_size, stream, segment_type ('small' or 'large'), "
+      "segment_pool_id, is_expandable, frames and blocks (address, size, requested_size, state "
+      "'active_allocated' or 'inactive', frames, and allocation_id, the model's own), addresses "
+      "the model's virtual ones; sizes in bytes.");
+  m.def(
+      "_sim_block_address", [](int64_t id) { return cudaAllocator().blockAddress(id); },
+      "The virtual address of live allocation `id`'s block in the model; -1 if not live.");
   m.def(
       "_sim_free", [](int64_t id) { cudaAllocator().free(id); },
       "Returns block `id` to the cache (the last reference to its storage died).");

@@ -213,6 +213,20 @@ class TestPythonReport : public QObject {
     QCOMPARE(run.valueReads[0].line, int64_t(25));
     QCOMPARE(run.valueReads[0].count, int64_t(3));
     QCOMPARE(run.valueReads[0].read, std::string("Tensor.item()"));
+    QVERIFY(!run.pinnedHost);
+  }
+
+  void pinnedHostMemory() {  // a run that pinned host memory; a negative size is refused
+    nlohmann::json j = fixtureJson();
+    j["pinned_host"] = {
+        {"peak_active_bytes", 1 << 20}, {"peak_held_bytes", 3 << 20}, {"pinned_tensors", 8}};
+    const PythonRun run = pythonRunFromReport(parsePythonReport(j.dump(), "run.json"));
+    QVERIFY(run.pinnedHost);
+    QCOMPARE(run.pinnedHost->peakActiveBytes, int64_t(1 << 20));
+    QCOMPARE(run.pinnedHost->peakHeldBytes, int64_t(3 << 20));
+    QCOMPARE(run.pinnedHost->pinnedTensors, int64_t(8));
+    j["pinned_host"]["peak_held_bytes"] = -1;
+    QVERIFY(problemOf(j.dump()).contains("pinned_host.peak_held_bytes"));
   }
 
   void anIncompleteRunAndNoPeak() {

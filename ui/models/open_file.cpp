@@ -69,6 +69,12 @@ QString pythonRunNote(const PythonRun& run) {
                       " Run by PyTorch %1, simulated tensors meta tensors to its "
                       "C++ (its CUDA branches did not run).")
                       .arg(QString::fromStdString(run.torch->version));
+  if (run.pinnedHost)
+    note += QStringLiteral(
+                " Pinned host memory (not on the device): peak %1 MiB in use, %2 MiB held "
+                "by PyTorch's host cache.")
+                .arg(double(run.pinnedHost->peakActiveBytes) / (1 << 20), 0, 'f', 2)
+                .arg(double(run.pinnedHost->peakHeldBytes) / (1 << 20), 0, 'f', 2);
   if (run.valueReads.empty()) return note;
   QStringList reads;
   for (size_t i = 0; i < std::min<size_t>(3, run.valueReads.size()); ++i) {

@@ -98,6 +98,8 @@ def main(argv):
                 finally:
                     if rec is not None:  # the report is written as the recording ends
                         rec.set_extra("value_reads", sim.value_reads.report())
+                        if sim.pinned.requests:
+                            rec.set_extra("pinned_host", sim.pinned.report())
                         rec.set_extra("torch", {"version": torch.__version__,
                                                 "cuda_branches": sim.cuda_keys})
         except SystemExit as e:
@@ -112,7 +114,7 @@ def main(argv):
         finally:
             if snapshot is not None:
                 snapshot.write(opts["snapshot"])
-    for line in sim.value_reads.summary():
+    for line in sim.value_reads.summary() + sim.pinned.summary():
         print(line, file=sys.stderr)
     if report is not None and status == 0:
         print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)

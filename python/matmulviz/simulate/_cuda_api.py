@@ -155,6 +155,8 @@ def install(sim):
         "_dump_snapshot": _dump_snapshot(sim),
         "_snapshot": lambda device=None, augment_with_fx_traces=False: sim.history.snapshot(),
     }
+    from matmulviz.simulate._snapshot import segments
+    replacements["memory_snapshot"] = lambda mempool_id=None: segments()
     replacements.update(_RngState().install())
     saved = []
     for name, fn in memory_only.items():

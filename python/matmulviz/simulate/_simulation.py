@@ -19,7 +19,8 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten
 
 from matmulviz import _C
-from matmulviz.simulate import _composite, _cuda_api, _device, _tensor, _value_reads
+from matmulviz.simulate import (_checkpoints, _composite, _cuda_api, _device, _pinned, _streams,
+                                _tensor, _value_reads)
 from matmulviz.simulate._temporaries import (CUBLAS_HANDLE, CUBLASLT_HANDLE, OUTPUTS,
                                              accumulates, temporaries)
 from matmulviz.simulate._meta_cache import MetaCache
@@ -110,6 +111,14 @@ def _accumulable(t):
     return not t._is_view() and t.is_contiguous()
 
 
+# Ops that only update tensors in place (GradScaler's inf check and scale update), by name: what
+# each returns (native_functions.yaml).
+_UPDATES_IN_PLACE = {
+    "_amp_foreach_non_finite_check_and_unscale_": lambda args: None,
+    "_amp_update_scale_": lambda args: args[0],
+}
+
+
 class _CudaMode(TorchFunctionMode):
     """Routes the program's "cuda" to SimTensors (see Simulation.function)."""
 
@@ -147,6 +156,7 @@ class Simulation:
         self.observers = []  # objects with on_alloc(block, requested) and on_free(block)
         # Reads of values that returned placeholders (_value_reads.py).
         self.value_reads = _value_reads.ValueReads()
+        self.pinned = _pinned.PinnedHost()  # pinned host memory, counted apart (_pinned.py)
         # What torch.cuda.memory._record_memory_history() records (simulate/_snapshot.py).
         from matmulviz.simulate._snapshot import SnapshotRecorder
         self.history = SnapshotRecorder()
@@ -180,6 +190,8 @@ class Simulation:
         self._hooks.__enter__()
         self._patches = _cuda_api.install(self)
         self._composites = _composite.install(self)
+        self._idioms = [(m, m.install(a)) for m, a in ((_pinned, self.pinned), (_streams, self),
+                                                        (_checkpoints, self))]
         # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
         # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
         self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
@@ -198,6 +210,8 @@ class Simulation:
         self._active = False
         torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
         _Function.apply = self._function_apply
+        for module, saved in reversed(self._idioms):
+            module.uninstall(saved)
         _composite.uninstall(self._composites)
         _cuda_api.uninstall(self._patches)
         torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
@@ -487,6 +501,11 @@ class Simulation:
         on uninitialised CPU tensors of the same sizes and strides, and returns its outputs as
         meta tensors: only their sizes, strides and dtypes are used. The caller has excluded
         the ops whose output sizes depend on the values."""
+        if func.__name__.split(".")[0] in _UPDATES_IN_PLACE:
+            # CUDA-only in 1.13 (no meta or CPU kernel): they change their inputs' values in
+            # place and make no tensor; the result is their schema's (None, or `self`).
+            uargs, _ = unflatten_args(list(unwrapped), spec)
+            return _UPDATES_IN_PLACE[func.__name__.split(".")[0]](uargs)
         meta_of = {}  # id of a CPU stand-in -> the meta tensor (an in-place op returns it)
 
         def to_cpu(x):
@@ -584,7 +603,9 @@ class Simulation:
 
     def _to(self, args, kwargs):
         t = args[0]
-        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*args[1:], **kwargs)
+        copy = kwargs.get("copy", False)  # Tensor.to's own argument, which _parse_to refuses
+        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(
+            *args[1:], **{k: v for k, v in kwargs.items() if k != "copy"})
         simulated = device is not None and device.type in ("cuda", "meta")
         if len(args) > 1 and isinstance(args[1], SimTensor):
             simulated = True  # .to(other): other's C++ device is the wrapped one's
@@ -594,7 +615,7 @@ class Simulation:
                     value = self._placeholder("to(cpu)", t, args, kwargs)
                     return value.to(device=device, dtype=dtype)
                 return t._elem.detach().to(device=device, dtype=dtype, copy=True)
-            fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": kwargs.get("copy", False)}
+            fwd = {"dtype": dtype, "non_blocking": non_blocking, "copy": copy}
             if memory_format is not None:
                 fwd["memory_format"] = memory_format
             return torch.Tensor.to(t, **fwd)  # to the device it is on: no device argument

@@ -130,4 +130,7 @@ class SimTensor(torch.Tensor):
         return new
 
     def __reduce_ex__(self, proto):
-        raise RuntimeError("matmulviz.simulate: a simulated CUDA tensor has no values to save")
+        """torch.save / pickle: as a CUDA tensor with its values (values="cpu"), or as a meta
+        tensor of its sizes (simulate/_checkpoints.py)."""
+        from matmulviz.simulate import _checkpoints
+        return _checkpoints.reduce(self, proto)
