@@ -109,6 +109,33 @@ class TestCachingAllocator : public QObject {
     QCOMPARE(alloc.current().allocatedBytes, 40 * MiB);
   }
 
+  void segmentLayoutCoversEachSegment() {  // what torch.cuda.memory_snapshot() lists
+    MetaBacking backing;
+    CachingAllocator alloc(backing, {});
+    const auto a = alloc.allocate(9 * MiB, "a");  // a 20 MiB large segment: 9 + 5, 6 free
+    const auto b = alloc.allocate(5 * MiB - 100, "b");
+    alloc.allocate(1000, "s");  // a 2 MiB small segment
+    alloc.free(a.id);
+    const auto layout = alloc.segmentLayout();
+    QCOMPARE(layout.size(), size_t(2));
+    for (const auto& s : layout) {
+      int64_t end = s.address;
+      for (const auto& block : s.blocks) {
+        QCOMPARE(block.address, end);
+        end += block.size;
+      }
+      QCOMPARE(end, s.address + s.size);
+    }
+    const auto& large = layout[0].small ? layout[1] : layout[0];
+    QCOMPARE(large.size, 20 * MiB);
+    QCOMPARE(large.blocks.size(), size_t(3));
+    QVERIFY(!large.blocks[0].allocated && large.blocks[0].allocationId == -1);
+    QCOMPARE(large.blocks[1].requested, 5 * MiB - 100);
+    QCOMPARE(large.blocks[1].allocationId, b.id);
+    QCOMPARE(alloc.blockAddress(b.id), large.blocks[1].address);
+    QCOMPARE(alloc.blockAddress(a.id), int64_t(-1));  // freed
+  }
+
   void outOfMemoryNamesSizes() {
     MetaBacking backing;
     CachingAllocator alloc(backing, {64 * MiB, true});
