@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       "comparison's Strategies page.");
   const QCommandLineOption model(
       "model",
-      "Predicted GPU times on <gpu>: h200, h100 (default), a100, t4, or a profile file written "
+      "Predicted GPU times on <gpu>: h200 (default), h100, a100, t4, or a profile file written "
       "by matmulviz-cli calibrate on the user's own GPU.",
       "gpu");
   cli.addOptions({present, preset, view, run, history, shots, tour, compare, model});

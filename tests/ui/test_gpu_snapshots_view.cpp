@@ -95,12 +95,14 @@ class TestGpuSnapshotsView : public QObject {
     QCOMPARE(qint64(spin->value()), peak);
     QCOMPARE(qint64(spin->maximum()), events - 1);
 
-    // The bands chart's x counts steps; its peak is labelled with the header's event.
+    // The bands chart's x counts steps; its peak is labelled with the header's event, and only
+    // with it (one count for one moment).
     AllocationBandsChart* bands = view->bandsChart();
     QVERIFY(bands->isVisible());
     const QString label = bands->peakText();
     QCOMPARE(number(label, R"(at event ([\d,. ]+))"), peak);
-    QVERIFY2(label.contains("step"), qPrintable(label));
+    QVERIFY2(!label.contains("step"), qPrintable(label));
+    QVERIFY2(!header.contains("block block"), qPrintable(header));
 
     // The Scenario panel says what is open, with the same numbers, and goes back on request.
     auto* scenario = w.findChild<ScenarioPanel*>();

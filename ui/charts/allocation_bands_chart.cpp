@@ -237,12 +237,12 @@ void AllocationBandsChart::markPeak() {
   f.setBold(true);
   label->setFont(f);
   label->setColor(QColor(200, 0, 0));
-  // Named by its event, as the Memory view's header and table number events.
+  // Named by its event only, as the Memory view's header and table number events (the dot's
+  // place on the step axis shows where it falls; one count for one moment).
   peakLabel_ = label;
-  label->setText(QStringLiteral("peak %1 at event %2 (step %3)")
+  label->setText(QStringLiteral("peak %1 at event %2")
                      .arg(QString::fromStdString(formatSize(d->bands.peakBytes)))
-                     .arg(d->eventAtStep(d->bands.peakStep))
-                     .arg(qint64(d->bands.peakStep)));
+                     .arg(d->eventAtStep(d->bands.peakStep)));
   label->position->setParentAnchor(dot->position);
   const bool right = d->bands.peakStep < 0.6 * double(d->bands.stepCount());
   label->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);

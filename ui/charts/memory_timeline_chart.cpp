@@ -9,11 +9,13 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QMenu>
 #include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 namespace matmulviz::ui {
@@ -132,12 +134,29 @@ void MemoryTimelineChart::rebuild() {
   p->replot(QCustomPlot::rpQueuedReplot);
 }
 
+namespace {
+
+/// The categories from the bottom of the stack up: what lives for the whole run first (the
+/// cuBLAS workspaces, parameters, optimizer state, inputs), what rises and falls on top, so a
+/// constant band stays flat (as PyTorch's memory_viz puts the longest-lived at the bottom).
+constexpr MemoryCategory kStackOrder[] = {
+    MemoryCategory::CublasWorkspace, MemoryCategory::Parameter,
+    MemoryCategory::OptimizerState,  MemoryCategory::Inputs,
+    MemoryCategory::GatheredCopy,    MemoryCategory::Outputs,
+    MemoryCategory::Other,           MemoryCategory::SavedForBackward,
+    MemoryCategory::Activation,      MemoryCategory::Gradients,
+    MemoryCategory::AutogradDetail,  MemoryCategory::Temporary,
+};
+static_assert(std::size(kStackOrder) == kMemoryCategoryCount);
+
+}  // namespace
+
 void MemoryTimelineChart::addBands(const QVector<double>& x) {
   QCustomPlot* p = plot();
   QVector<double> sum(x.size(), 0.0);
   QCPGraph* below = nullptr;
-  for (int c = 0; c < kMemoryCategoryCount; ++c) {
-    const auto cat = static_cast<MemoryCategory>(c);
+  for (const MemoryCategory cat : kStackOrder) {
+    const int c = static_cast<int>(cat);
     const auto& series = model_->categorySeries(cat);
     bool any = false;
     for (int i = 0; i < x.size(); ++i) {
@@ -280,9 +299,19 @@ void MemoryTimelineChart::markPeak() {
   label->position->setParentAnchor(dot->position);
   label->position->setCoords(0, -8);
   const double share = model_->eventCount() > 1 ? double(peak) / (model_->eventCount() - 1) : 0;
-  label->setPositionAlignment(Qt::AlignBottom | (share > 0.6   ? Qt::AlignRight
-                                                 : share < 0.4 ? Qt::AlignLeft
-                                                               : Qt::AlignHCenter));
+  // Centred over the dot where the whole text fits so; otherwise towards the wider side (a long
+  // peak text centred near the middle would run off the plot).
+  const int plotWidth = std::max(p->axisRect()->width(), p->width() - 80);
+  const double half =
+      plotWidth > 0 ? 0.5 * QFontMetrics(f).horizontalAdvance(label->text()) / plotWidth : 0.5;
+  const bool centred = share - half >= 0 && share + half <= 1;
+  if (!centred && plotWidth > 0) {  // elided to the room on its side (the header has it all)
+    const int room = int((share >= 0.5 ? share : 1 - share) * plotWidth) - 12;
+    label->setText(QFontMetrics(f).elidedText(label->text(), Qt::ElideRight, std::max(room, 80)));
+  }
+  label->setPositionAlignment(Qt::AlignBottom | (centred        ? Qt::AlignHCenter
+                                                 : share >= 0.5 ? Qt::AlignRight
+                                                                : Qt::AlignLeft));
   label->setBrush(QColor(255, 255, 255, 210));
   label->setPadding(QMargins(3, 1, 3, 1));
 }

@@ -99,7 +99,10 @@ qint64 MemoryTimelineModel::statementPeakBytes() const {
 QString MemoryTimelineModel::peakText() const {
   if (peakEvent_ < 0) return {};
   QString where = QStringLiteral("op ") + opAt(peakEvent_);
-  if (!labelAt(peakEvent_).isEmpty()) where += QStringLiteral(", block ") + labelAt(peakEvent_);
+  // A snapshot's unnamed block is labelled "block 0x..." already.
+  if (const QString label = labelAt(peakEvent_); !label.isEmpty())
+    where += label.startsWith(QLatin1String("block ")) ? QStringLiteral(", ") + label
+                                                       : QStringLiteral(", block ") + label;
   if (statementEndEvent_ >= 0 && peakEvent_ >= statementEndEvent_)
     where += QStringLiteral(", during backward");
   return QStringLiteral("%1 at event %2 (%3)")

@@ -30,7 +30,9 @@ QString timelineLine(const NamedTimeline& t) {
   if (e.opId >= 0 && size_t(e.opId) < tl.opNames.size())
     where << QStringLiteral("op ") + qs(tl.opNames[size_t(e.opId)]);
   for (const AllocationRecord& r : tl.records)
-    if (r.id == e.allocationId) where << QStringLiteral("block ") + qs(r.label);
+    if (r.id == e.allocationId)  // a snapshot's unnamed block is labelled "block 0x..." already
+      where << (r.label.rfind("block ", 0) == 0 ? qs(r.label)
+                                                : QStringLiteral("block ") + qs(r.label));
   if (!where.isEmpty()) text += QStringLiteral(" (") + where.join(QStringLiteral(", ")) + ')';
   return text;
 }
