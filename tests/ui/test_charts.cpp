@@ -273,7 +273,7 @@ void TestCharts::memoryTimeline() {
       QVERIFY(chart.pointCount(n) <= MemoryTimelineChart::lineColumns() + 1);
   }
   // One peak: the model's, as the Memory view's header says it; no hover hint in exports.
-  QVERIFY(chart.texts().contains("peak " + model.peakText()));
+  QVERIFY(chart.showsPeak("peak " + model.peakText()));
   QVERIFY(!chart.texts().join('\n').contains("hover"));
   QVERIFY(chart.plottedEvents().contains(model.peakEvent()));
   QCOMPARE(chart.chartName(), "memory-timeline-" + QString::fromStdString(r.strategy));

@@ -279,6 +279,12 @@ void MemoryTimelineChart::setValueRange() {
                      .arg(QString::fromStdString(formatSize(qint64(lines * kMiB)))));
 }
 
+bool MemoryTimelineChart::showsPeak(const QString& text) const {
+  for (const QString& t : texts())
+    if (t == text || (t.endsWith(QChar(0x2026)) && text.startsWith(t.chopped(1)))) return true;
+  return false;
+}
+
 void MemoryTimelineChart::markPeak() {
   QCustomPlot* p = plot();
   const int peak = model_->peakEvent();

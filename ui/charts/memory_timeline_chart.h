@@ -38,6 +38,9 @@ class MemoryTimelineChart : public ChartView {
   QString csv() const override;
   /// The events drawn (after thinning), for tests.
   const QVector<int>& plottedEvents() const { return plotted_; }
+  /// Whether the chart labels its peak with `text` ("peak " + the model's peakText()), whole or
+  /// elided to the room beside the peak.
+  bool showsPeak(const QString& text) const;
   /// Pixel columns the lines are aggregated over (min and max of each).
   static int lineColumns() { return 1600; }
 
