@@ -24,6 +24,7 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget* parent) : ChartView(parent) {
   plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot()->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
   plot()->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+  connect(plot(), &QCustomPlot::afterLayout, this, &MemoryTimelineChart::fitPeakLabel);
   rebuild();
 }
 
@@ -304,22 +305,30 @@ void MemoryTimelineChart::markPeak() {
   label->setText(QStringLiteral("peak ") + model_->peakText());
   label->position->setParentAnchor(dot->position);
   label->position->setCoords(0, -8);
-  const double share = model_->eventCount() > 1 ? double(peak) / (model_->eventCount() - 1) : 0;
-  // Centred over the dot where the whole text fits so; otherwise towards the wider side (a long
-  // peak text centred near the middle would run off the plot).
-  const int plotWidth = std::max(p->axisRect()->width(), p->width() - 80);
-  const double half =
-      plotWidth > 0 ? 0.5 * QFontMetrics(f).horizontalAdvance(label->text()) / plotWidth : 0.5;
-  const bool centred = share - half >= 0 && share + half <= 1;
-  if (!centred && plotWidth > 0) {  // elided to the room on its side (the header has it all)
-    const int room = int((share >= 0.5 ? share : 1 - share) * plotWidth) - 12;
-    label->setText(QFontMetrics(f).elidedText(label->text(), Qt::ElideRight, std::max(room, 80)));
-  }
-  label->setPositionAlignment(Qt::AlignBottom | (centred        ? Qt::AlignHCenter
-                                                 : share >= 0.5 ? Qt::AlignRight
-                                                                : Qt::AlignLeft));
+  label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+  peakLabel_ = label;
+  peakText_ = label->text();
+  peakX_ = peak;
   label->setBrush(QColor(255, 255, 255, 210));
   label->setPadding(QMargins(3, 1, 3, 1));
+}
+
+void MemoryTimelineChart::fitPeakLabel() {
+  if (!peakLabel_) return;
+  QCustomPlot* p = plot();
+  const QRect r = p->axisRect()->rect();
+  const double x = p->xAxis->coordToPixel(peakX_);
+  const QFontMetrics metrics(peakLabel_->font());
+  const int half = metrics.horizontalAdvance(peakText_) / 2 + 4;
+  if (x - half >= r.left() && x + half <= r.right()) {
+    peakLabel_->setText(peakText_);
+    peakLabel_->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+    return;
+  }
+  const bool toTheRight = r.right() - x >= x - r.left();
+  const int room = int(toTheRight ? r.right() - x : x - r.left()) - 12;
+  peakLabel_->setText(metrics.elidedText(peakText_, Qt::ElideRight, std::max(room, 60)));
+  peakLabel_->setPositionAlignment(Qt::AlignBottom | (toTheRight ? Qt::AlignLeft : Qt::AlignRight));
 }
 
 void MemoryTimelineChart::markStatementEnd() {

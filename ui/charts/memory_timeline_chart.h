@@ -17,6 +17,8 @@
 #include <QPointer>
 #include <QVector>
 
+class QCPItemText;
+
 namespace matmulviz::ui {
 
 class MemoryTimelineModel;
@@ -66,12 +68,18 @@ class MemoryTimelineChart : public ChartView {
   void addLines();
   void setValueRange();
   void markPeak();
+  /// After each layout: the peak's label centred over the dot where it fits, else on the wider
+  /// side, elided to the room there (the header has it all).
+  void fitPeakLabel();
   void markStatementEnd();
   void setupAxes();
 
   QPointer<const MemoryTimelineModel> model_;
   QMetaObject::Connection resetConn_;
-  QVector<int> plotted_;  ///< event index of each plotted point
+  QVector<int> plotted_;             ///< event index of each plotted point
+  QPointer<QCPItemText> peakLabel_;  ///< nullptr without a peak
+  QString peakText_;                 ///< its whole text
+  double peakX_ = 0;
   bool scaleToAllocated_ = false;
 };
 

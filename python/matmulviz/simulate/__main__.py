@@ -1,5 +1,6 @@
 """python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
                                   [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]
+                                  [--search LO:HI [--jobs N]]
 
 Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
 tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
@@ -19,6 +20,12 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
                 main thread's at its first matmul, the autograd thread's at the first backward
                 matmul; forum: the forum post's PyTorch (1.x), no workspace counted. The report
                 names the model, whatever PyTorch runs the script.
+--search LO:HI  the largest value of one of the script's own arguments that fits the GPU
+                (--gpu or --capacity): write {} where it goes (--batch_size={}); each trial
+                is a simulated run of its own, --jobs N at once (default: the CPU count),
+                doubling from LO, then narrowing; prints each trial's peak allocated and
+                reserved memory and the answer, with the line where the next value runs out
+--stats PATH    writes the run's status and peaks as JSON (what --search reads)
 A script that raises (out of memory included) exits with status 1 after its traceback; the
 report of what ran is still written, marked incomplete. Bad options exit with status 2."""
 
@@ -28,8 +35,10 @@ import runpy
 import sys
 
 USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
-         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]")
-OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch")
+         "[--capacity SIZE] [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum] "
+         "[--search LO:HI [--jobs N]]")
+OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch", "--search",
+           "--jobs", "--stats")
 
 
 def _options(argv):
@@ -51,7 +60,7 @@ def main(argv):
         print(f"matmulviz.simulate: {e}\n{USAGE}", file=sys.stderr)
         return 2
     if not args or args[0] in ("-h", "--help"):
-        print(USAGE + "\n\n" + __doc__.split("\n", 3)[3], file=sys.stderr if not args else sys.stdout)
+        print(USAGE + "\n\n" + __doc__.split("\n", 4)[4], file=sys.stderr if not args else sys.stdout)
         return 0 if args else 2
     script = args[0]
     if not os.path.isfile(script):
@@ -63,6 +72,8 @@ def main(argv):
         print("matmulviz.simulate: PyTorch is not installed (Debian: apt install python3-torch)",
               file=sys.stderr)
         return 2
+    if "search" in opts:
+        return _search_command(script, args[1:], opts)
     from contextlib import nullcontext
 
     from matmulviz import record
@@ -83,6 +94,7 @@ def main(argv):
     sys.argv = args
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = 0
+    failure = None  # what the script raised
     with sim:
         recording = (record(report, script=script, argv=args, skip_dirs=[_TORCH_DIR])
                      if report else nullcontext())
@@ -104,9 +116,10 @@ def main(argv):
                                                 "cuda_branches": sim.cuda_keys})
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except BaseException:
+        except BaseException as e:
             import traceback
             traceback.print_exc()
+            failure = e
             if report is not None:
                 print(f"matmulviz.simulate: the script failed; the report of what ran is in "
                       f"{report} (marked incomplete)", file=sys.stderr)
@@ -114,11 +127,69 @@ def main(argv):
         finally:
             if snapshot is not None:
                 snapshot.write(opts["snapshot"])
+            # Read while the simulated device is the run's (leaving may change the GPU, which
+            # starts a fresh device).
+            peaks = (torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved())
     for line in sim.value_reads.summary() + sim.pinned.summary():
         print(line, file=sys.stderr)
     if report is not None and status == 0:
         print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)
+    if "stats" in opts:
+        _write_stats(opts["stats"], status, failure, peaks)
     return status
+
+
+def _write_stats(path, status, failure, peaks):
+    """--stats: {"status", "oom", "where" (file:line of the script's frame that ran out of
+    memory, or of the failure), "error" (its last line), "peak_allocated", "peak_reserved"}."""
+    import json
+    import traceback
+
+    from matmulviz.simulate._simulation import _TORCH_DIR
+    from matmulviz.simulate._version import out_of_memory_error
+    where = error = None
+    if failure is not None:
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        frames = [f for f in traceback.extract_tb(failure.__traceback__)
+                  if not f.filename.startswith((_TORCH_DIR, package)) and "<frozen" not in f.filename]
+        if frames:
+            where = f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}"
+        error = (traceback.format_exception_only(type(failure), failure) or [""])[-1].strip()
+    with open(path, "w") as f:
+        json.dump({"status": status, "oom": isinstance(failure, out_of_memory_error()),
+                   "where": where, "error": error,
+                   "peak_allocated": peaks[0], "peak_reserved": peaks[1]}, f)
+
+
+def _search_command(script, args, opts):
+    """--search: runs trials of the script (simulate/_search.py)."""
+    from matmulviz.simulate import _search
+    from matmulviz.simulate._gpus import capacity_of
+    if "report" in opts or "snapshot" in opts or "stats" in opts:
+        print("matmulviz.simulate: --search runs many trials: --report, --snapshot and --stats "
+              "belong to single runs", file=sys.stderr)
+        return 2
+    try:
+        jobs = int(opts.get("jobs", os.cpu_count() or 1))
+        if jobs < 1:
+            raise ValueError
+    except ValueError:
+        print(f"matmulviz.simulate: --jobs {opts['jobs']}: give a whole number from 1",
+              file=sys.stderr)
+        return 2
+    sim_args = [x for name in ("gpu", "capacity", "values", "pytorch") if name in opts
+                for x in ("--" + name, opts[name])]
+    if "capacity" in opts:
+        where = opts["capacity"]
+    elif "gpu" in opts:
+        try:
+            where = f"{opts['gpu']} ({capacity_of(opts['gpu']) / 2**30:.2f} GiB)"
+        except ValueError as e:
+            print(f"matmulviz.simulate: {e}", file=sys.stderr)
+            return 2
+    else:
+        where = None
+    return _search.main(script, args, sim_args, opts["search"], jobs, where)
 
 
 if __name__ == "__main__":
