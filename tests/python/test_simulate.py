@@ -299,6 +299,10 @@ def test_out_of_memory_at_the_line(tmp_path):
     assert p.returncode == 1
     assert "torch.cuda.OutOfMemoryError" in p.stderr or "OutOfMemoryError" in p.stderr
     assert "Tried to allocate 1024.00 MiB" in p.stderr, p.stderr
+    # PyTorch 2.x's wording, the simulation's default rules (c10's DeviceCachingAllocator)
+    assert ("Tried to allocate 1024.00 MiB. GPU 0 has a total capacity of 1.95 GiB of which "
+            "976.00 MiB is free. Of the allocated memory 1024.00 MiB is allocated by PyTorch, and "
+            "0 bytes is reserved by PyTorch but unallocated.") in p.stderr, p.stderr
     assert 'oom.py", line 3' in p.stderr
     raw = json.loads((tmp_path / "oom.json").read_text())
     assert raw["complete"] is False

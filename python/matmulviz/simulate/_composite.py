@@ -117,16 +117,23 @@ def _sdpa(sim, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
         attn_mask = casts[3] if attn_mask is not None else None
         with torch.autocast("cuda", enabled=False):
             return _sdpa(sim, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
-    if enable_gqa and query.dim() >= 3 and query.size(-3) != key.size(-3):
-        return NotImplemented
+    gqa = enable_gqa and query.dim() >= 3 and query.size(-3) != key.size(-3)
     backend, name, skipped = _C.sdpa_backend(
         _describe(query), _describe(key), _describe(value),
         _describe(attn_mask) if attn_mask is not None else None, float(dropout_p),
         bool(is_causal), bool(enable_gqa), torch.is_grad_enabled(), _settings())
     sim.note_sdpa_choice(name, skipped)
-    if backend not in (_FLASH, _EFFICIENT, _CUDNN):
-        return NotImplemented
     aten = torch.ops.aten
+    if backend not in (_FLASH, _EFFICIENT, _CUDNN):
+        if not gqa:
+            return NotImplemented
+        # The math kernel with grouped-query attention: PyTorch's C++ repeats key's and value's
+        # heads (pre_process_group_query_attention_input, repeat_interleave over dim -3), in
+        # ways that make tensors on the real device; the same copies, made here op by op (the
+        # index tensors repeat_interleave makes on a GPU, a few small blocks, are not).
+        key, value = (_repeat_heads(t, query.size(-3) // t.size(-3)) for t in (key, value))
+        return aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p,
+                                                       is_causal, scale=scale)[0]
     compute_lse = torch.is_grad_enabled() and (query.requires_grad or key.requires_grad
                                                or value.requires_grad)
     if backend == _FLASH:
@@ -138,6 +145,8 @@ def _sdpa(sim, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
         return out[..., :head_dim] if out.size(-1) != head_dim else out
     mask = _additive_mask(attn_mask, query.dtype)
     if backend == _EFFICIENT:
+        if gqa:  # its kernel has no grouped heads: C++ repeats them first, as for math
+            key, value = (_repeat_heads(t, query.size(-3) // t.size(-3)) for t in (key, value))
         if mask is not None:
             mask = _preprocess_mask(mask, query, key)
         return aten._scaled_dot_product_efficient_attention(query, key, value, mask, compute_lse,
@@ -145,6 +154,13 @@ def _sdpa(sim, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
                                                             scale=scale)[0]
     return aten._scaled_dot_product_cudnn_attention(query, key, value, mask, compute_lse,
                                                     dropout_p, is_causal, False, scale=scale)[0]
+
+
+def _repeat_heads(t, groups):
+    """t.repeat_interleave(groups, dim=-3): each head `groups` times, a new contiguous tensor."""
+    shape = list(t.shape)
+    expanded = t.unsqueeze(-3).expand(*shape[:-2], groups, *shape[-2:])
+    return expanded.reshape(*shape[:-3], shape[-3] * groups, *shape[-2:])
 
 
 def _autocast_takes_device():
