@@ -205,6 +205,12 @@ def _foreach_types():
 _MISSING = object()
 
 
+def saved_attribute(owner, name):
+    """What uninstall() needs to restore `owner.name` as it is now (also when `owner` only
+    inherits it, or lacks it)."""
+    return (owner, name, owner.__dict__.get(name, _MISSING))
+
+
 def uninstall(saved):
     for module, name, fn in reversed(saved):
         if name is None:  # a type appended to a list

@@ -19,6 +19,8 @@ import weakref
 
 import torch
 
+from matmulviz.simulate import _cuda_api
+from matmulviz.simulate._cuda_api import saved_attribute
 from matmulviz.simulate._tensor import SimTensor
 
 
@@ -96,22 +98,13 @@ class PinnedHost:
 
 def install(host):
     """Patches the pinning functions; returns what uninstall() restores."""
-    saved = [(torch.Tensor, name, torch.Tensor.__dict__.get(name, _INHERITED))
-             for name in ("pin_memory", "is_pinned")]
+    saved = [saved_attribute(torch.Tensor, name) for name in ("pin_memory", "is_pinned")]
     torch.Tensor.pin_memory = lambda self, device=None: host.pin(self)
     torch.Tensor.is_pinned = lambda self, device=None: host.is_pinned(self)
     if hasattr(torch.cuda, "host_memory_stats"):
-        saved.append((torch.cuda, "host_memory_stats", torch.cuda.host_memory_stats))
+        saved.append(saved_attribute(torch.cuda, "host_memory_stats"))
         torch.cuda.host_memory_stats = host.stats
     return saved
 
 
-_INHERITED = object()  # torch.Tensor has it from TensorBase
-
-
-def uninstall(saved):
-    for owner, name, fn in reversed(saved):
-        if fn is _INHERITED:
-            delattr(owner, name)
-        else:
-            setattr(owner, name, fn)
+uninstall = _cuda_api.uninstall

@@ -13,6 +13,9 @@ follow yet."""
 
 import torch
 
+from matmulviz.simulate import _cuda_api
+from matmulviz.simulate._cuda_api import saved_attribute
+
 
 class Stream:
     """A simulated CUDA stream (torch.cuda.Stream's methods); `stream_id` 0 is the default."""
@@ -113,17 +116,12 @@ def install(sim):
     saved = []
     for name, fn in replacements.items():
         if hasattr(torch.cuda, name):
-            saved.append((torch.cuda, name, torch.cuda.__dict__.get(name)))
+            saved.append(saved_attribute(torch.cuda, name))
             setattr(torch.cuda, name, fn)
-    saved.append((torch.Tensor, "record_stream", torch.Tensor.__dict__.get("record_stream")))
+    saved.append(saved_attribute(torch.Tensor, "record_stream"))
     torch.Tensor.record_stream = lambda self, stream: None
     return saved
 
 
-def uninstall(saved):
-    for owner, name, fn in reversed(saved):
-        if fn is None:
-            delattr(owner, name)
-        else:
-            setattr(owner, name, fn)
+uninstall = _cuda_api.uninstall
 
