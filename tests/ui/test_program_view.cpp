@@ -18,6 +18,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -104,6 +105,31 @@ class TestProgramView : public QObject {
     QCOMPARE(view.editor()->peakTextOf(direct), QString("65 MiB"));
     QCOMPARE(view.editor()->peakTextOf(backward), QString("2 MiB"));
     QCOMPARE(view.editor()->allocatedTextOf(1), QString());
+  }
+
+  void aPyTorchScriptRunsUnderTheSimulation() {  // a user's own script, unchanged
+    const QString script = write("train.py",
+                                 "import torch\n"
+                                 "model = torch.nn.Linear(512, 512).cuda()\n"
+                                 "opt = torch.optim.AdamW(model.parameters())\n"
+                                 "model(torch.randn(64, 512, device='cuda')).sum().backward()\n"
+                                 "opt.step()\n");
+    QVERIFY(ProgramRunner::usesPyTorch(script));
+    QVERIFY(!ProgramRunner::usesPyTorch(kExample));  // import matmulviz.torch as torch
+    if (!moduleBuilt()) QSKIP("the Python module is not built");
+    if (QProcess::execute(ProgramRunner::python(), {"-c", "import torch"}) != 0)
+      QSKIP("no PyTorch for /usr/bin/python3");
+    ProgramView view;
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(view.openScript(script));
+    QVERIFY2(runAndWait(view), qPrintable(view.outputPane()->toPlainText()));
+    const auto run = view.currentRun();
+    QVERIFY(run);
+    // AdamW's step made its state at line 5: the view has the script's lines
+    QVERIFY(run->peakEvent() >= 0);
+    QVERIFY(!view.editor()->allocatedTextOf(5).isEmpty());
+    QVERIFY(!view.editor()->allocatedTextOf(2).isEmpty());  // the parameters' .cuda()
   }
 
   void theCursorOnALineLightsUpItsAllocations() {

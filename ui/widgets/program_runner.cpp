@@ -2,9 +2,11 @@
 
 #include "core/report/json_reader.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -78,8 +80,22 @@ void ProgramRunner::start(const QString& scriptPath) {
         tr("%1 could not be started (%2): the Python module needs Debian's python3")
             .arg(python(), process_->errorString()));
   });
-  process_->start(python(), {QStringLiteral("-m"), QStringLiteral("matmulviz"),
-                             script.absoluteFilePath(), QStringLiteral("--report"), reportPath_});
+  QStringList args{QStringLiteral("-m"), QStringLiteral("matmulviz"), script.absoluteFilePath(),
+                   QStringLiteral("--report"), reportPath_};
+  if (usesPyTorch(scriptPath)) {
+    args[1] = QStringLiteral("matmulviz.simulate");
+    args << QStringLiteral("--gpu") << simulatedGpu();
+  }
+  process_->start(python(), args);
+}
+
+bool ProgramRunner::usesPyTorch(const QString& scriptPath) {
+  QFile f(scriptPath);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  static const QRegularExpression imports(
+      QStringLiteral(R"(^\s*(import\s+torch\b|from\s+torch\b))"),
+      QRegularExpression::MultilineOption);
+  return imports.match(QString::fromUtf8(f.readAll())).hasMatch();
 }
 
 void ProgramRunner::cancel() {

@@ -28,7 +28,15 @@ class ProgramRunner : public QObject {
   static QString packagePath();
   static QString python() { return QStringLiteral("/usr/bin/python3"); }
 
-  /// Starts `scriptPath` (in its own folder); ignored while a run is in progress.
+  /// Whether the script at `scriptPath` imports PyTorch itself (a line `import torch...` or
+  /// `from torch...`; `import matmulviz.torch as torch` is matmulviz's own API).
+  static bool usesPyTorch(const QString& scriptPath);
+  /// The GPU a PyTorch script's simulation takes (matmulviz.simulate --gpu).
+  static QString simulatedGpu() { return QStringLiteral("h200"); }
+  /// Starts `scriptPath` (in its own folder); ignored while a run is in progress. A script
+  /// that imports PyTorch runs unchanged under `python3 -m matmulviz.simulate` on the
+  /// simulated GPU (its CUDA tensors without values, in the caching-allocator model); others
+  /// under `python3 -m matmulviz` (matmulviz.torch). Both write the report the view reads.
   void start(const QString& scriptPath);
   /// Kills the running script; finished() follows with cancelled = true.
   void cancel();
