@@ -95,6 +95,7 @@ def main(argv):
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = 0
     failure = None  # what the script raised
+    peaks = (0, 0)  # max_memory_allocated and max_memory_reserved at the end (--stats)
     with sim:
         recording = (record(report, script=script, argv=args, skip_dirs=[_TORCH_DIR])
                      if report else nullcontext())
