@@ -17,18 +17,14 @@ import pytest
 torch = pytest.importorskip("torch", reason="matmulviz.simulate needs PyTorch (python3-torch); "
                                             "it is not installed here")
 
-import matmulviz  # noqa: E402
+from simulate_cli import ENV, simulate  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLES = os.path.join(ROOT, "examples")
 MEMCASES = os.path.join(ROOT, "tests", "reference", "gpu", "memcases.py")
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
 # Both sides follow the module's default model (PyTorch 2.x on an H200: a cuBLAS workspace per
-# thread), whatever the caller's environment says.
-ENV = {k: v for k, v in os.environ.items()
-       if k not in ("CUBLAS_WORKSPACE_CONFIG", "MATMULVIZ_PYTORCH", "MATMULVIZ_GPU")}
-ENV.update(PYTHONPATH=PACKAGE_ROOT, OPENBLAS_NUM_THREADS="1")
+# thread), whatever the caller's environment says (simulate_cli.ENV).
 # PyTorch's own switch for the workspace: none at all (the H200's memcases_noworkspace.json).
 ENV_NO_WORKSPACE = dict(ENV, CUBLAS_WORKSPACE_CONFIG=":0:0")
 MiB = 2**20
@@ -36,11 +32,6 @@ WORKSPACE = 32 * MiB  # one cuBLAS workspace on sm_90 (core/memory/cublas_worksp
 # The main thread's cuBLASLt workspace, allocated by the first addmm with a bias vector (an
 # nn.Linear on a 2-d input; measured in the H200's transformer snapshot).
 LT_WORKSPACE = 1 * MiB
-
-
-def simulate(args, cwd, env=ENV):
-    return subprocess.run([sys.executable, "-m", "matmulviz.simulate", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
 
 
 def on_matmulviz_torch(args, cwd):

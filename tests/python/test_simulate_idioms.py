@@ -7,7 +7,6 @@ values: a GPU checkpoint; without: meta tensors a later simulated run loads), an
 torch.cuda.memory_snapshot() with the model's segments."""
 
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -16,21 +15,14 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="matmulviz.simulate needs PyTorch")
 
-import matmulviz  # noqa: E402
+from simulate_cli import simulate_source  # noqa: E402
 
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
 WORKSPACE = 32 * 2**20  # the main thread's cuBLAS workspace on sm_90
 
 
 def run(tmp_path, source, *args, name="script.py"):
     """(stdout, stderr) of `source` run under matmulviz.simulate --gpu h200 in tmp_path."""
-    script = tmp_path / name
-    script.write_text(source)
-    env = {k: v for k, v in os.environ.items()  # the default rules: PyTorch 2.x's
-           if k not in ("CUBLAS_WORKSPACE_CONFIG", "MATMULVIZ_PYTORCH", "MATMULVIZ_GPU")}
-    env.update(PYTHONPATH=PACKAGE_ROOT, OPENBLAS_NUM_THREADS="1")
-    p = subprocess.run([sys.executable, "-m", "matmulviz.simulate", str(script), "--gpu", "h200",
-                        *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    p = simulate_source(tmp_path, source, "--gpu", "h200", *args, name=name)
     assert p.returncode == 0, p.stderr
     return p.stdout, p.stderr
 

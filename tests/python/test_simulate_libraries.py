@@ -5,20 +5,14 @@ VisionTransformer, timm's resnet18; and a 7B-parameter Llama configuration, buil
 which runs out of memory on an 80 GB H100 at AdamW's step with PyTorch's message. They run where
 the libraries are installed (scripts/setup pins them in the PyTorch 2.11 environment)."""
 
-import os
-import subprocess
-import sys
 
 import pytest
 
 torch = pytest.importorskip("torch", reason="matmulviz.simulate needs PyTorch")
 
-import matmulviz  # noqa: E402
-
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
+from simulate_cli import ENV, simulate_source  # noqa: E402
 
 STEP = """\
-import sys
 import torch
 {build}
 model = model.cuda()
@@ -59,13 +53,8 @@ MODELS = {
 
 
 def simulate(tmp_path, source, *args):
-    script = tmp_path / "train.py"
-    script.write_text(source)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CUBLAS_WORKSPACE_CONFIG", "MATMULVIZ_PYTORCH", "MATMULVIZ_GPU")}
-    env.update(PYTHONPATH=PACKAGE_ROOT, OPENBLAS_NUM_THREADS="1", HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "matmulviz.simulate", str(script), *args],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    return simulate_source(tmp_path, source, *args, name="train.py",
+                           env=dict(ENV, HF_HUB_OFFLINE="1"), timeout=900)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

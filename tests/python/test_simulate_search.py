@@ -4,18 +4,13 @@ command on a script whose memory is its argument in MiB: with 100 MiB of capacit
 that fits is 100 (a 100 MiB request takes a segment of exactly 100 MiB; 101 MiB rounds to a
 102 MiB segment, c10's large-segment rule)."""
 
-import os
-import subprocess
-import sys
 
 import pytest
 
 torch = pytest.importorskip("torch", reason="matmulviz.simulate needs PyTorch")
 
-import matmulviz  # noqa: E402
 from matmulviz.simulate import _search  # noqa: E402
-
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
+from simulate_cli import simulate as simulate_in  # noqa: E402
 
 
 def fake_trial(threshold):
@@ -51,9 +46,7 @@ def test_a_failing_run_stops_the_search():
 
 
 def simulate(tmp_path, *args):
-    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, OPENBLAS_NUM_THREADS="1")
-    return subprocess.run([sys.executable, "-m", "matmulviz.simulate", *args], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=900)
+    return simulate_in(list(args), tmp_path, timeout=900)
 
 
 SCRIPT = """\

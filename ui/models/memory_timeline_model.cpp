@@ -16,6 +16,10 @@ QString memoryCategoryText(MemoryCategory c) {
   return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
+QString blockPhrase(const QString& label) {
+  return label.startsWith(QLatin1String("block ")) ? label : QStringLiteral("block ") + label;
+}
+
 MemoryTimelineModel::MemoryTimelineModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void MemoryTimelineModel::clear() {
@@ -99,10 +103,8 @@ qint64 MemoryTimelineModel::statementPeakBytes() const {
 QString MemoryTimelineModel::peakText() const {
   if (peakEvent_ < 0) return {};
   QString where = QStringLiteral("op ") + opAt(peakEvent_);
-  // A snapshot's unnamed block is labelled "block 0x..." already.
   if (const QString label = labelAt(peakEvent_); !label.isEmpty())
-    where += label.startsWith(QLatin1String("block ")) ? QStringLiteral(", ") + label
-                                                       : QStringLiteral(", block ") + label;
+    where += QStringLiteral(", ") + blockPhrase(label);
   if (statementEndEvent_ >= 0 && peakEvent_ >= statementEndEvent_)
     where += QStringLiteral(", during backward");
   return QStringLiteral("%1 at event %2 (%3)")

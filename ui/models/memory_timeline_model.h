@@ -20,6 +20,9 @@ namespace matmulviz::ui {
 /// memoryCategoryName as the view shows it: "inputs", "gathered copy", "outputs", "saved for
 /// backward", "gradients", "other".
 QString memoryCategoryText(MemoryCategory c);
+/// A block named by its label in a peak's description: "block x [64, 64] at train.py:3"; a
+/// snapshot's unnamed block, labelled "block 0x7f7176dff800" already, as it is.
+QString blockPhrase(const QString& label);
 
 class MemoryTimelineModel : public QAbstractTableModel {
   Q_OBJECT

@@ -3,6 +3,7 @@
 #include "core/io/timeline_store.h"
 #include "core/report/strategies_report.h"
 #include "core/util/format_units.h"
+#include "ui/models/memory_timeline_model.h"
 #include "ui/models/qstring_of.h"
 
 #include <QLocale>
@@ -30,9 +31,7 @@ QString timelineLine(const NamedTimeline& t) {
   if (e.opId >= 0 && size_t(e.opId) < tl.opNames.size())
     where << QStringLiteral("op ") + qs(tl.opNames[size_t(e.opId)]);
   for (const AllocationRecord& r : tl.records)
-    if (r.id == e.allocationId)  // a snapshot's unnamed block is labelled "block 0x..." already
-      where << (r.label.rfind("block ", 0) == 0 ? qs(r.label)
-                                                : QStringLiteral("block ") + qs(r.label));
+    if (r.id == e.allocationId) where << blockPhrase(qs(r.label));
   if (!where.isEmpty()) text += QStringLiteral(" (") + where.join(QStringLiteral(", ")) + ')';
   return text;
 }

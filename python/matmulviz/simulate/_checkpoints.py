@@ -21,15 +21,11 @@ an OrderedDict keeps its `_metadata`), lists, tuples and named tuples; other obj
 import torch
 
 from matmulviz.simulate import _tensor
+from matmulviz.simulate._version import storage_of
 
 _PRIORITY = 1  # before PyTorch's own taggers (cpu 10, cuda 20, meta 22 ...)
 _saving = set()  # data pointers of CPU storages written for simulated tensors (values="cpu")
 _loaded = set()  # data pointers of storages torch.load found on a CUDA location
-
-
-def _storage_ptr(t):
-    storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-    return storage.data_ptr()
 
 
 def reduce(t, proto):
@@ -37,7 +33,7 @@ def reduce(t, proto):
     its storage marked to be tagged "cuda:0"; or a meta tensor)."""
     elem = t._elem.detach()
     if elem.device.type == "cpu":
-        _saving.add(_storage_ptr(elem))
+        _saving.add(storage_of(elem).data_ptr())
     if t.requires_grad and elem.device.type == "meta":
         elem.requires_grad_(True)
     return elem.__reduce_ex__(proto)
@@ -67,19 +63,17 @@ def _register():
         _registered = True
 
 
-def _to_cpu(map_location):
-    """Whether `map_location` sends every storage to the CPU (then meta tensors stay meta)."""
-    if isinstance(map_location, (str, torch.device)):
-        return torch.device(map_location).type == "cpu"
-    return False
+def _to_host(map_location):
+    """Whether `map_location` sends every storage to the CPU or the meta device (then a file's
+    meta tensors stay meta)."""
+    return isinstance(map_location, (str, torch.device)) and (
+        torch.device(map_location).type in ("cpu", "meta"))
 
 
 class _Loader:
     def __init__(self, sim, map_location):
         self.sim = sim
-        self.keep_meta = _to_cpu(map_location) or (
-            isinstance(map_location, (str, torch.device))
-            and torch.device(map_location).type == "meta")
+        self.keep_meta = _to_host(map_location)
         self.bases = {}  # CPU storage pointer -> meta base tensor (values="none")
 
     def tensor(self, t):
@@ -88,7 +82,7 @@ class _Loader:
         param = isinstance(t, torch.nn.Parameter)
         if t.device.type == "meta" and not self.keep_meta:
             elem = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=self.sim._dev)
-        elif t.device.type == "cpu" and _storage_ptr(t) in _loaded:
+        elif t.device.type == "cpu" and storage_of(t).data_ptr() in _loaded:
             elem = self._elem(t.detach())
         else:
             return t
@@ -103,7 +97,7 @@ class _Loader:
         values="cpu"; a meta view of one meta storage per CPU storage otherwise."""
         if self.sim.values == "cpu":
             return t
-        storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+        storage = storage_of(t)
         base = self.bases.get(storage.data_ptr())
         if base is None:
             base = torch.empty(storage.nbytes(), dtype=torch.uint8, device="meta")

@@ -22,16 +22,12 @@ import torch
 from matmulviz.simulate import _cuda_api
 from matmulviz.simulate._cuda_api import saved_attribute
 from matmulviz.simulate._tensor import SimTensor
+from matmulviz.simulate._version import storage_of
 
 
 def _round(nbytes):
     """c10::llvm::PowerOf2Ceil: the block a request of `nbytes` gets (0 stays 0)."""
     return 0 if nbytes <= 0 else 1 << (nbytes - 1).bit_length()
-
-
-def _storage_ptr(t):
-    storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-    return storage.data_ptr()
 
 
 class PinnedHost:
@@ -49,7 +45,7 @@ class PinnedHost:
         """Tensor.pin_memory(): a pinned copy of CPU tensor `t`, allocated from the model."""
         if isinstance(t, SimTensor) or t.device.type != "cpu":
             raise RuntimeError(f"cannot pin '{t.type()}' only dense CPU tensors can be pinned")
-        if _storage_ptr(t) in self._pinned:
+        if storage_of(t).data_ptr() in self._pinned:
             return t  # already pinned: PyTorch returns it as it is
         pinned = t.clone()
         size = _round(pinned.numel() * pinned.element_size())
@@ -61,7 +57,7 @@ class PinnedHost:
         self.active += size
         self.active_peak = max(self.active_peak, self.active)
         self.requests += 1
-        ptr = _storage_ptr(pinned)
+        ptr = storage_of(pinned).data_ptr()
         self._pinned[ptr] = size
         weakref.finalize(pinned, self._release, ptr, size).atexit = False
         return pinned
@@ -73,7 +69,7 @@ class PinnedHost:
 
     def is_pinned(self, t):
         return not isinstance(t, SimTensor) and t.device.type == "cpu" and (
-            _storage_ptr(t) in self._pinned)
+            storage_of(t).data_ptr() in self._pinned)
 
     def stats(self):
         """torch.cuda.host_memory_stats()'s main keys (torch/cuda/memory.py)."""

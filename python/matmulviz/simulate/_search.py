@@ -87,43 +87,35 @@ def search(lo, hi, jobs, trial_of, on_trial=lambda t: None):
     run, by value. `trial_of(value)` runs one; `on_trial(trial)` is told of each as it ends.
     Raises RuntimeError with the trial's error when a run fails otherwise."""
     trials = {}
+    jobs = max(1, jobs)
 
     def run_all(values):
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
             for t in pool.map(trial_of, values):
                 trials[t.value] = t
                 on_trial(t)
                 if t.error:
                     raise RuntimeError(f"the run at {t.value} failed: {t.error}")
 
-    # Doubling: lo, 2 lo, 4 lo ... up to hi, `jobs` at a time, until one fails.
-    good, bad = None, None
-    value = lo
-    while bad is None and (good is None or good < hi):
-        batch = []
-        while len(batch) < max(1, jobs) and value <= hi:
-            batch.append(value)
-            value = hi if value * 2 > hi and value < hi else value * 2
-            if batch[-1] == hi:
-                break
-        if not batch:
+    # Doubling: lo, 2 lo, 4 lo ... and hi, `jobs` at a time, until one fails.
+    ladder = [lo]
+    while ladder[-1] < hi:
+        ladder.append(min(2 * ladder[-1], hi))
+    bad = None
+    for i in range(0, len(ladder), jobs):
+        run_all(ladder[i:i + jobs])
+        bad = min((v for v in ladder[i:i + jobs] if not trials[v].fits), default=None)
+        if bad is not None:
             break
-        run_all(batch)
-        for v in batch:
-            if trials[v].fits:
-                good = v if good is None or v > good else good
-            elif bad is None or v < bad:
-                bad = v
-        if bad is not None or batch[-1] == hi:
-            break
-    if good is None:
-        return None, trials
     if bad is None:
-        return good, trials
-    good = max(v for v, t in trials.items() if t.fits and v < bad)
+        return hi, trials
+    fitting = [v for v, t in trials.items() if t.fits and v < bad]
+    if not fitting:
+        return None, trials
+    good = max(fitting)
     # Narrowing: values spread over (good, bad), `jobs` at a time.
     while bad - good > 1:
-        values = _spread(good, bad, max(1, jobs))
+        values = _spread(good, bad, jobs)
         run_all(values)
         for v in values:
             if trials[v].fits:

@@ -1,24 +1,24 @@
 """Where PyTorch 1.13 and 2.x differ for the simulation, one function each, chosen by what the
-installed PyTorch has (tried: 1.13 (Debian's python3-torch); the 2.x paths follow 2.x's API and
-are not yet run by a test here)."""
+installed PyTorch has (both under test: Debian's 1.13 and 2.11)."""
 
 import torch
+
+
+def storage_of(t):
+    """The storage `t` views: 2.x's untyped storage, or 1.13's (no untyped_storage()) storage."""
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
 
 
 def storage_key(t):
     """An id of the storage that `t` (a meta tensor) views: equal for views of one storage while
     it lives. 2.x: the untyped storage's StorageImpl; 1.13 (no untyped_storage()): the same
     StorageImpl reached through the typed storage."""
-    if hasattr(t, "untyped_storage"):
-        return t.untyped_storage()._cdata
-    return t.storage()._cdata
+    return storage_of(t)._cdata
 
 
 def storage_nbytes(t):
     """The bytes of the storage `t` views (what the CUDA caching allocator is asked for)."""
-    if hasattr(t, "untyped_storage"):
-        return t.untyped_storage().nbytes()
-    return t.storage().nbytes()
+    return storage_of(t).nbytes()
 
 
 def out_of_memory_error():
