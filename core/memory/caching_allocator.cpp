@@ -73,21 +73,24 @@ double CachingAllocator::elapsedUs() const {
 void CachingAllocator::pushOp(const std::string& opName) {
   auto [it, inserted] = opIds_.try_emplace(opName, static_cast<int32_t>(opNames_.size()));
   if (inserted) opNames_.push_back(opName);
-  opStack_.emplace_back(currentOpId_, options_.recordTimeline ? elapsedUs() : 0.0);
+  opStack_.push_back({currentOpId_, currentOpCall_, options_.recordTimeline ? elapsedUs() : 0.0});
   currentOpId_ = it->second;
+  currentOpCall_ = ++opCalls_;
 }
 
 void CachingAllocator::popOp() noexcept {
   if (opStack_.empty()) return;
-  const auto [previous, begin] = opStack_.back();
+  const OpFrame frame = opStack_.back();
   opStack_.pop_back();
   if (options_.recordTimeline) {
     try {
-      spans_.push_back({currentOpId_, static_cast<int32_t>(opStack_.size()), begin, elapsedUs()});
+      spans_.push_back(
+          {currentOpId_, static_cast<int32_t>(opStack_.size()), frame.beginUs, elapsedUs()});
     } catch (...) {  // out of host memory while tracing: drop the span
     }
   }
-  currentOpId_ = previous;
+  currentOpId_ = frame.previousOp;
+  currentOpCall_ = frame.previousCall;
 }
 
 void CachingAllocator::record(MemoryEventKind kind, int64_t id, int64_t bytes) {
@@ -96,22 +99,17 @@ void CachingAllocator::record(MemoryEventKind kind, int64_t id, int64_t bytes) {
   if (current_.requestedBytes > peak_.requestedBytes)
     peak_.requestedBytes = current_.requestedBytes;
   if (current_.reservedBytes > peak_.reservedBytes) peak_.reservedBytes = current_.reservedBytes;
-  for (PoolStats& p : pools_) {
-    p.peak.allocatedBytes = std::max(p.peak.allocatedBytes, p.current.allocatedBytes);
-    p.peak.requestedBytes = std::max(p.peak.requestedBytes, p.current.requestedBytes);
-    p.peak.reservedBytes = std::max(p.peak.reservedBytes, p.current.reservedBytes);
-    p.peakSegments = std::max(p.peakSegments, p.segments);
-  }
   if (options_.recordTimeline)
     events_.push_back({kind, id, bytes, elapsedUs(), current_, currentOpId_});
 }
 
 CachingAllocator::Block* CachingAllocator::findFreeBlock(Pool& pool, int64_t size) {
   Block key;
+  key.stream = currentStream_;
   key.size = size;
   key.address = 0;
   auto it = pool.lower_bound(&key);
-  if (it == pool.end()) return nullptr;
+  if (it == pool.end() || (*it)->stream != currentStream_) return nullptr;
   Block* block = *it;
   pool.erase(it);
   return block;
@@ -124,10 +122,10 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
            current_.reservedBytes + segmentSize <= *options_.capacityBytes;
   };
   if (!fits()) {
-    ++allocRetries_;
+    ++stats_.numAllocRetries;
     releaseCachedSegments();
     if (!fits()) {
-      ++ooms_;
+      ++stats_.numOoms;
       lastOomRequest_ = requested;
       record(MemoryEventKind::Oom, -1, requested);
       const bool wholeSegment = segmentSize > roundSize(requested);
@@ -143,12 +141,12 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   try {
     data = backing_.allocate(static_cast<std::size_t>(segmentSize));
   } catch (const std::bad_alloc&) {
-    ++allocRetries_;
+    ++stats_.numAllocRetries;
     releaseCachedSegments();
     try {
       data = backing_.allocate(static_cast<std::size_t>(segmentSize));
     } catch (const std::bad_alloc&) {
-      ++ooms_;
+      ++stats_.numOoms;
       lastOomRequest_ = requested;
       record(MemoryEventKind::Oom, -1, requested);
       throw OutOfMemoryError("out of memory: tried to allocate " + formatBytes(requested) +
@@ -162,18 +160,21 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   segment->size = segmentSize;
   segment->data = data;
   segment->small = small;
+  segment->stream = currentStream_;
   // Keep virtual segments apart and 2 MiB aligned, as cudaMalloc's are.
   nextAddress_ += ((segmentSize + kRoundLarge - 1) / kRoundLarge + 1) * kRoundLarge;
   auto block = std::make_unique<Block>();
   block->address = segment->address;
   block->size = segmentSize;
   block->small = small;
+  block->stream = currentStream_;
   block->segment = segment.get();
   Block* raw = block.get();
   blocks_.emplace(raw->address, std::move(block));
   current_.reservedBytes += segmentSize;
-  pools_[small ? 0 : 1].current.reservedBytes += segmentSize;
-  ++pools_[small ? 0 : 1].segments;
+  stats_.segment.increase(small, 1);  // alloc_block
+  stats_.reservedBytes.increase(small, segmentSize);
+  ++stats_.numDeviceAlloc;
   segments_.emplace(segment->address, std::move(segment));
   record(MemoryEventKind::SegmentAlloc, -1, segmentSize);
   return raw;
@@ -182,18 +183,27 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
 CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
                                                         const std::string& label) {
   if (requestedBytes < 0) throw std::invalid_argument("negative allocation size");
+  processEvents();  // blocks whose other streams are done return to the cache first
   const int64_t size = roundSize(requestedBytes);
   const bool small = size <= kSmallSize;
   Pool& pool = poolFor(small);
   Block* block = findFreeBlock(pool, size);
   if (!block) block = newSegment(size, small, requestedBytes);
 
+  const bool alreadySplit = block->prev || block->next;
   if (shouldSplit(block->size, size, small)) {
+    if (alreadySplit) {  // an already-split free block shrinks by `size`
+      stats_.inactiveSplitBytes.decrease(small, size);
+    } else {  // a new free remainder of a segment in use
+      stats_.inactiveSplitBytes.increase(small, block->size - size);
+      stats_.inactiveSplit.increase(small, 1);
+    }
     // The front part is handed out; the remainder goes back to the pool (alloc_found_block).
     auto rest = std::make_unique<Block>();
     rest->address = block->address + size;
     rest->size = block->size - size;
     rest->small = small;
+    rest->stream = block->stream;
     rest->segment = block->segment;
     rest->prev = block;
     rest->next = block->next;
@@ -202,6 +212,9 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
     block->size = size;
     pool.insert(rest.get());
     blocks_.emplace(rest->address, std::move(rest));
+  } else if (alreadySplit) {  // an already-split free block becomes active whole
+    stats_.inactiveSplitBytes.decrease(small, block->size);
+    stats_.inactiveSplit.decrease(small, 1);
   }
   block->allocated = true;
   block->requested = requestedBytes;
@@ -216,13 +229,17 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
   rec.blockBytes = block->size;
   rec.small = small;
   rec.category = defaultCategory_;
+  rec.opCall = currentOpCall_;
   records_.emplace(rec.id, std::move(rec));
 
   current_.allocatedBytes += block->size;
   current_.requestedBytes += requestedBytes;
   cumulativeAllocated_ += block->size;
-  pools_[small ? 0 : 1].current.allocatedBytes += block->size;
-  pools_[small ? 0 : 1].current.requestedBytes += requestedBytes;
+  stats_.allocation.increase(small, 1);  // alloc_found_block
+  stats_.allocatedBytes.increase(small, block->size);
+  stats_.active.increase(small, 1);
+  stats_.activeBytes.increase(small, block->size);
+  stats_.requestedBytes.increase(small, requestedBytes);
   record(MemoryEventKind::Alloc, block->allocationId, block->size);
   if (observer_) observer_(records_.at(block->allocationId));
 
@@ -233,50 +250,79 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
 }
 
 void CachingAllocator::free(int64_t allocationId) noexcept {
+  // DeviceCachingAllocator::free: memory_allocated() drops now; a block another stream used
+  // waits for that stream's events (insert_events) before free_block caches it.
   auto it = allocatedBlocks_.find(allocationId);
   if (it == allocatedBlocks_.end()) return;
   Block* block = it->second;
   allocatedBlocks_.erase(it);
   block->allocated = false;
   current_.allocatedBytes -= block->size;
-  current_.requestedBytes -= block->requested;
-  pools_[block->small ? 0 : 1].current.allocatedBytes -= block->size;
-  pools_[block->small ? 0 : 1].current.requestedBytes -= block->requested;
+  stats_.allocation.decrease(block->small, 1);
+  stats_.allocatedBytes.decrease(block->small, block->size);
   const int64_t freedSize = block->size;
-  Pool& pool = poolFor(block->small);
+  if (options_.recordTimeline) {
+    AllocationRecord& rec = records_[allocationId];
+    rec.alive = false;
+    rec.freedInItsOp = currentOpCall_ != 0 && rec.opCall == currentOpCall_;
+  }
+  if (block->streamUses.empty()) {
+    freeBlock(block);
+  } else {
+    try {
+      insertEvents(block);
+    } catch (...) {  // out of host memory for the event list: cache it at once
+      block->eventCount = 0;
+      block->streamUses.clear();
+      freeBlock(block);
+    }
+  }
+  record(MemoryEventKind::Free, allocationId, freedSize);
+  if (!options_.recordTimeline) records_.erase(allocationId);
+}
 
+void CachingAllocator::freeBlock(Block* block) noexcept {
+  current_.requestedBytes -= block->requested;
+  const bool small = block->small;
+  const int64_t originalSize = block->size, requested = block->requested;
+  block->requested = 0;
+  Pool& pool = poolFor(small);
+  int64_t splitBlocks = 0, splitBytes = 0;        // net_change_inactive_split_blocks / _size
   auto mergeInto = [&](Block* dst, Block* src) {  // src is dst's next neighbour
+    --splitBlocks;
+    splitBytes -= dst == block ? src->size : dst->size;  // what the freed block subsumed
     dst->size += src->size;
     dst->next = src->next;
     if (src->next) src->next->prev = dst;
     blocks_.erase(src->address);
   };
-  if (block->prev && !block->prev->allocated) {
+  if (block->prev && block->prev->freeable()) {  // try_merge_blocks
     Block* prev = block->prev;
     pool.erase(prev);
     mergeInto(prev, block);
     block = prev;
   }
-  if (block->next && !block->next->allocated) {
+  if (block->next && block->next->freeable()) {
     Block* next = block->next;
     pool.erase(next);
     mergeInto(block, next);
   }
   pool.insert(block);
-
-  if (options_.recordTimeline) {
-    records_[allocationId].alive = false;
-  }
-  record(MemoryEventKind::Free, allocationId, freedSize);
-  if (!options_.recordTimeline) records_.erase(allocationId);
+  if (block->prev || block->next) ++splitBlocks, splitBytes += block->size;
+  stats_.inactiveSplit.change(small, splitBlocks);
+  stats_.inactiveSplitBytes.change(small, splitBytes);
+  stats_.active.decrease(small, 1);
+  stats_.activeBytes.decrease(small, originalSize);
+  stats_.requestedBytes.decrease(small, requested);
 }
 
 void CachingAllocator::releaseSegment(Block* block) noexcept {
   Segment* segment = block->segment;
   poolFor(block->small).erase(block);
   current_.reservedBytes -= segment->size;
-  pools_[segment->small ? 0 : 1].current.reservedBytes -= segment->size;
-  --pools_[segment->small ? 0 : 1].segments;
+  ++stats_.numDeviceFree;  // release_block
+  stats_.segment.decrease(segment->small, 1);
+  stats_.reservedBytes.decrease(segment->small, segment->size);
   const int64_t size = segment->size;
   backing_.release(segment->data, static_cast<std::size_t>(segment->size));
   blocks_.erase(block->address);
@@ -285,6 +331,8 @@ void CachingAllocator::releaseSegment(Block* block) noexcept {
 }
 
 bool CachingAllocator::releaseCachedSegments() noexcept {
+  ++stats_.numSyncAllStreams;
+  synchronizeAndFreeEvents();  // release_cached_blocks waits for every pending free first
   std::vector<Block*> whole;
   for (Pool* pool : {&smallPool_, &largePool_})
     for (Block* b : *pool)

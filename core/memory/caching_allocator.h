@@ -3,7 +3,7 @@
 // torch.cuda.memory_allocated(), max_memory_allocated() and memory_reserved() print.
 //
 // Source of the rules: c10/cuda/CUDACachingAllocator.cpp (PyTorch 1.13 to 2.x, default config:
-// no max_split_size, no expandable segments, one stream):
+// no max_split_size, no expandable segments):
 // - round_size: a request is rounded to max(512, round_up(bytes, 512)).
 // - get_pool: rounded sizes <= 1 MiB use the small pool, larger ones the large pool.
 // - get_allocation_size: a new segment is 2 MiB for a small request, 20 MiB for a request under
@@ -15,8 +15,14 @@
 // - free_block: a freed block merges with free neighbours of its segment.
 // - when a new segment would exceed the device's capacity, cached free segments are released
 //   (release_cached_blocks) and the allocation retried before "out of memory".
+// - streams (caching_allocator_streams.cpp): a block belongs to the stream it was allocated on
+//   and a free block is reused only by an allocation on that stream (get_free_block's search key
+//   is (stream, size, address)). A block recordStream() marked as used on other streams is not
+//   cached when freed: it waits until those streams' work is done (insert_events,
+//   process_events at the next allocation, synchronize_and_free_events before releasing).
 // The model is exact bookkeeping; where the bytes live is the SegmentBacking's business.
 
+#include "core/memory/device_stats.h"
 #include "core/memory/memory_event.h"
 #include "core/memory/pytorch_model.h"
 #include "core/memory/segment_backing.h"
@@ -84,25 +90,44 @@ class CachingAllocator {
   /// Releases every cached segment that is entirely free (torch.cuda.empty_cache()).
   void emptyCache() noexcept;
 
+  /// The stream new allocations are made on (torch.cuda.current_stream(); 0 is the default
+  /// stream); returns the previous one. A free block is reused only on its own stream.
+  int64_t setStream(int64_t stream) {
+    const int64_t previous = currentStream_;
+    currentStream_ = stream;
+    return previous;
+  }
+  int64_t currentStream() const { return currentStream_; }
+  /// Tensor.record_stream(stream): live allocation `allocationId` is also used on `stream`; when
+  /// freed, its block is not reused until that stream's work up to the free is done
+  /// (DeviceCachingAllocator::recordStream; uses on the allocation's own stream are ignored).
+  void recordStream(int64_t allocationId, int64_t stream);
+  /// The host waited for `stream` (Stream.synchronize(), or an event on it): the events its
+  /// frees recorded are complete, and the next allocation returns their blocks to the cache.
+  void synchronizeStream(int64_t stream) noexcept;
+  /// torch.cuda.synchronize(): every stream's work is done.
+  void synchronize() noexcept;
+  /// Bytes of freed blocks that still wait for another stream's work (counted in neither
+  /// memory_allocated() nor the cache: "active_pending_free" in a snapshot).
+  int64_t pendingFreeBytes() const { return pendingFreeBytes_; }
+
   MemoryCounters current() const { return current_; }
   MemoryCounters peak() const { return peak_; }
   /// torch.cuda.reset_peak_memory_stats(): peaks become the current values.
   void resetPeak() {
     peak_ = current_;
-    for (PoolStats& p : pools_) p.peak = p.current, p.peakSegments = p.segments;
+    stats_.resetPeak();
   }
+  /// torch.cuda.reset_accumulated_memory_stats(): the totals and counts start again from 0.
+  void resetAccumulated() { stats_.resetAccumulated(); }
+  /// Every statistic torch.cuda.memory_stats() returns, kept as PyTorch keeps them
+  /// (core/memory/device_stats.h).
+  const DeviceStats& stats() const { return stats_; }
 
-  /// One pool's counters, as torch.cuda.memory_stats() reports them under "small_pool" and
-  /// "large_pool" (bytes; segments is a count).
-  struct PoolStats {
-    MemoryCounters current, peak;
-    int64_t segments = 0, peakSegments = 0;
-  };
-  const PoolStats& poolStats(bool small) const { return pools_[small ? 0 : 1]; }
   /// How often an allocation had to release cached segments and retry (num_alloc_retries), and
   /// how often it failed (num_ooms).
-  int64_t allocRetries() const { return allocRetries_; }
-  int64_t ooms() const { return ooms_; }
+  int64_t allocRetries() const { return stats_.numAllocRetries; }
+  int64_t ooms() const { return stats_.numOoms; }
   /// The request (bytes) of the last allocation that failed, 0 before any.
   int64_t lastOomRequest() const { return lastOomRequest_; }
 
@@ -181,11 +206,13 @@ class CachingAllocator {
       int64_t size = 0;       ///< bytes of the block
       int64_t requested = 0;  ///< bytes asked for (0 for a free block)
       bool allocated = false;
+      bool pendingFree = false;   ///< freed, waiting for another stream's work
       int64_t allocationId = -1;  ///< -1 for a free block
     };
     int64_t address = 0;
     int64_t size = 0;
     bool small = false;  ///< the small pool's (2 MiB segments)
+    int64_t stream = 0;  ///< the stream it was allocated on
     std::vector<BlockLayout> blocks;
   };
   /// The segments the model holds now, by address (virtual device addresses, as in events).
@@ -205,9 +232,14 @@ class CachingAllocator {
     Block* next = nullptr;
     int64_t allocationId = -1;
     int64_t requested = 0;
+    int64_t stream = 0;            // the allocation stream
+    std::set<int64_t> streamUses;  // other streams it was used on (recordStream)
+    int eventCount = 0;            // outstanding events of those streams after a free
+    bool freeable() const { return !allocated && eventCount == 0; }
   };
-  struct BlockLess {
+  struct BlockLess {  // BlockComparatorSize: stream, then size, then address
     bool operator()(const Block* a, const Block* b) const {
+      if (a->stream != b->stream) return a->stream < b->stream;
       return a->size != b->size ? a->size < b->size : a->address < b->address;
     }
   };
@@ -217,9 +249,18 @@ class CachingAllocator {
     int64_t size = 0;
     void* data = nullptr;
     bool small = false;
+    int64_t stream = 0;
+  };
+  struct StreamEvent {  // an event recorded on a stream when a block it used was freed
+    Block* block;
+    bool done;
   };
 
   Block* findFreeBlock(Pool& pool, int64_t size);
+  void freeBlock(Block* block) noexcept;  // into its pool, merged with free neighbours
+  void insertEvents(Block* block);
+  void processEvents() noexcept;
+  void synchronizeAndFreeEvents() noexcept;
   Block* newSegment(int64_t size, bool small, int64_t requested);
   void releaseSegment(Block* block) noexcept;
   bool releaseCachedSegments() noexcept;
@@ -238,11 +279,20 @@ class CachingAllocator {
   std::unordered_map<std::string, int32_t> opIds_{{"(none)", 0}};
   int32_t currentOpId_ = 0;
   MemoryCategory defaultCategory_ = MemoryCategory::Other;
-  std::vector<std::pair<int32_t, double>> opStack_;  // (previous op id, begin time)
+  struct OpFrame {
+    int32_t previousOp;
+    int64_t previousCall;
+    double beginUs;
+  };
+  std::vector<OpFrame> opStack_;
+  int64_t opCalls_ = 0, currentOpCall_ = 0;  // each pushOp is a new call
+  int64_t currentStream_ = 0;
+  std::map<int64_t, std::vector<StreamEvent>> streamEvents_;  // by stream, in record order
+  int64_t pendingFreeBytes_ = 0;
   std::vector<OpSpan> spans_;
   MemoryCounters current_, peak_;
-  PoolStats pools_[2];  // small, large
-  int64_t allocRetries_ = 0, ooms_ = 0, lastOomRequest_ = 0;
+  int64_t lastOomRequest_ = 0;
+  DeviceStats stats_;
   std::function<void(const AllocationRecord&)> observer_;
   HolderObserver holderObserver_;
   int64_t cumulativeAllocated_ = 0;

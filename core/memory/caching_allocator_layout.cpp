@@ -13,13 +13,15 @@ std::vector<CachingAllocator::SegmentLayout> CachingAllocator::segmentLayout() c
     s.address = address;
     s.size = segment->size;
     s.small = segment->small;
+    s.stream = segment->stream;
     auto first = blocks_.find(address);
     for (const Block* b = first == blocks_.end() ? nullptr : first->second.get(); b; b = b->next) {
       SegmentLayout::BlockLayout block;
       block.address = b->address;
       block.size = b->size;
       block.allocated = b->allocated;
-      block.requested = b->allocated ? b->requested : 0;
+      block.pendingFree = !b->allocated && b->eventCount > 0;
+      block.requested = b->allocated || block.pendingFree ? b->requested : 0;
       block.allocationId = b->allocated ? b->allocationId : -1;
       s.blocks.push_back(block);
     }

@@ -46,6 +46,10 @@ struct AllocationRecord {
   /// What it holds: the allocator's default category when it was made (CategoryScope), or
   /// what the code that made it said since (CachingAllocator::setCategory).
   MemoryCategory category = MemoryCategory::Other;
+  /// Freed before the op call that made it returned (PyTorch's memory profiler calls such a
+  /// block a temporary: torch/profiler/_memory_profiler.py, Category.TEMPORARY).
+  bool freedInItsOp = false;
+  int64_t opCall = 0;  ///< which call of an op made it (0: none; CachingAllocator::pushOp)
 };
 
 }  // namespace matmulviz

@@ -131,9 +131,9 @@ void PythonReportReader::header(const nlohmann::json& doc, PythonReport& out) co
     out.error = r_.string(doc["error"], "error");
   if (doc.contains("memory_stats")) {
     const nlohmann::json& stats = r_.object(doc["memory_stats"], "memory_stats");
-    for (auto it = stats.begin(); it != stats.end(); ++it)
-      out.memoryStats[it.key()] =
-          r_.integer(it.value(), jsonPath("memory_stats", it.key()), 0, kAnyInt64);
+    for (auto it = stats.begin(); it != stats.end(); ++it)  // max_split_size -1: unlimited
+      out.memoryStats[it.key()] = r_.integer(it.value(), jsonPath("memory_stats", it.key()),
+                                             it.key() == "max_split_size" ? -1 : 0, kAnyInt64);
   }
 }
 

@@ -23,37 +23,6 @@ namespace matmulviz::python {
 
 namespace {
 
-/// memory_stats(): "<stat>.<pool>.<current|peak>" for allocated_bytes, requested_bytes,
-/// reserved_bytes, active_bytes (a block is active while allocated: this model has no streams)
-/// and segment, plus num_alloc_retries and num_ooms.
-std::map<std::string, int64_t> memoryStats() {
-  const CachingAllocator& a = cudaAllocator();
-  std::map<std::string, int64_t> s;
-  auto put = [&](const std::string& pool, const MemoryCounters& cur, const MemoryCounters& peak,
-                 int64_t segments, int64_t peakSegments) {
-    for (const char* stat : {"allocated_bytes", "active_bytes"}) {
-      s[std::string(stat) + "." + pool + ".current"] = cur.allocatedBytes;
-      s[std::string(stat) + "." + pool + ".peak"] = peak.allocatedBytes;
-    }
-    s["requested_bytes." + pool + ".current"] = cur.requestedBytes;
-    s["requested_bytes." + pool + ".peak"] = peak.requestedBytes;
-    s["reserved_bytes." + pool + ".current"] = cur.reservedBytes;
-    s["reserved_bytes." + pool + ".peak"] = peak.reservedBytes;
-    s["segment." + pool + ".current"] = segments;
-    s["segment." + pool + ".peak"] = peakSegments;
-  };
-  const auto& small = a.poolStats(true);
-  const auto& large = a.poolStats(false);
-  put("small_pool", small.current, small.peak, small.segments, small.peakSegments);
-  put("large_pool", large.current, large.peak, large.segments, large.peakSegments);
-  // The pools' peaks may fall at different times: their sum bounds the segment peak from above.
-  put("all", a.current(), a.peak(), small.segments + large.segments,
-      small.peakSegments + large.peakSegments);
-  s["num_alloc_retries"] = a.allocRetries();
-  s["num_ooms"] = a.ooms();
-  return s;
-}
-
 /// (label, bytes, freed step or -1) per step, as core/memory/kernel_temporaries.h lists them.
 std::vector<std::tuple<std::string, int64_t, int>> temporarySteps(
     const std::vector<TemporaryStep>& steps) {
@@ -76,7 +45,11 @@ void bindCuda(py::module_& m) {
   m.def("max_memory_allocated", [] { return cudaAllocator().peak().allocatedBytes; });
   m.def("memory_reserved", [] { return cudaAllocator().current().reservedBytes; });
   m.def("max_memory_reserved", [] { return cudaAllocator().peak().reservedBytes; });
-  m.def("memory_stats", &memoryStats);
+  m.def(
+      "memory_stats", [] { return memoryStatsByKey(cudaAllocator().stats()); },
+      "torch.cuda.memory_stats() of the model: every key PyTorch returns "
+      "(core/memory/device_stats.h).");
+  m.def("reset_accumulated_memory_stats", [] { cudaAllocator().resetAccumulated(); });
   m.def("reset_peak_memory_stats", [] { cudaAllocator().resetPeak(); });
   m.def("empty_cache", [] { cudaAllocator().emptyCache(); });
   m.def("set_cuda_mode", [](const std::string& mode) {

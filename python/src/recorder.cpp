@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -71,10 +72,14 @@ std::unordered_set<int64_t> Recorder::savedByAutograd() const {
 MemoryCategory Recorder::categoryOf(const AllocationRecord& r,
                                     const std::unordered_set<int64_t>& saved,
                                     const std::unordered_set<int64_t>& named) {
-  // The engine's category first: what autograd's backward allocated is "gradients".
+  // PyTorch's memory profiler's vocabulary (torch/profiler/_memory_profiler.py, Category), as
+  // the snapshot reader gives it (core/io/snapshot_categories.h). The category set where the
+  // block was made first (parameter, gradients, autograd detail, optimizer state, inputs).
   if (r.category != MemoryCategory::Other) return r.category;
-  // As the strategies runner decides it: a block autograd saved and the caller does not hold.
-  if (saved.count(r.id) && !named.count(r.id)) return MemoryCategory::SavedForBackward;
+  // ACTIVATION: a block autograd saved for the backward and the caller does not hold.
+  if (saved.count(r.id) && !named.count(r.id)) return MemoryCategory::Activation;
+  // TEMPORARY: made and freed within one call of an op.
+  if (r.freedInItsOp) return MemoryCategory::Temporary;
   return MemoryCategory::Other;
 }
 
@@ -146,22 +151,26 @@ void Recorder::onAllocation(int64_t allocationId) {
 namespace {
 
 Json peakJson(const std::vector<MemoryEvent>& events, size_t first) {
-  std::unordered_set<int64_t> live;
+  // The peak's event first, then the blocks live there in one replay up to it: copying the live
+  // set at every new peak would cost the square of the events in a run that only grows.
   int64_t best = -1;
   size_t bestIndex = first;
-  std::vector<int64_t> atPeak;
   for (size_t i = first; i < events.size(); ++i) {
     const MemoryEvent& e = events[i];
-    if (e.kind == MemoryEventKind::Alloc) live.insert(e.allocationId);
-    if (e.kind == MemoryEventKind::Free) live.erase(e.allocationId);
     if (e.kind == MemoryEventKind::Alloc && e.after.allocatedBytes > best) {
       best = e.after.allocatedBytes;
       bestIndex = i;
-      atPeak.assign(live.begin(), live.end());
     }
   }
-  std::sort(atPeak.begin(), atPeak.end());
   if (best < 0) return nullptr;
+  std::unordered_set<int64_t> live;
+  for (size_t i = first; i <= bestIndex; ++i) {
+    const MemoryEvent& e = events[i];
+    if (e.kind == MemoryEventKind::Alloc) live.insert(e.allocationId);
+    if (e.kind == MemoryEventKind::Free) live.erase(e.allocationId);
+  }
+  std::vector<int64_t> atPeak(live.begin(), live.end());
+  std::sort(atPeak.begin(), atPeak.end());
   return Json{{"allocated_bytes", best},
               {"event", bestIndex - first},
               {"time_us", events[bestIndex].timeUs},

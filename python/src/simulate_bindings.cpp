@@ -26,8 +26,9 @@ MemoryCategory categoryNamed(const std::string& name) {
   const auto c = memoryCategoryFromName(name);
   if (!c)
     throw std::invalid_argument("unknown memory category \"" + name +
-                                "\" (inputs, gathered copy, outputs, saved for backward, "
-                                "gradients, other)");
+                                "\" (core/memory/memory_category.h: parameter, optimizer state, "
+                                "inputs, activation, gradients, temporary, autograd detail, "
+                                "other, ...)");
   return *c;
 }
 
@@ -35,26 +36,29 @@ py::list segmentsAsSnapshot(const CachingAllocator& allocator) {
   py::list out;
   for (const CachingAllocator::SegmentLayout& s : allocator.segmentLayout()) {
     py::list blocks;
-    int64_t allocated = 0, requested = 0;
+    int64_t allocated = 0, active = 0, requested = 0;
     for (const auto& b : s.blocks) {
       py::dict block;
       block["address"] = b.address;
       block["size"] = b.size;
       block["requested_size"] = b.requested;
-      block["state"] = b.allocated ? "active_allocated" : "inactive";
+      block["state"] = b.allocated     ? "active_allocated"
+                       : b.pendingFree ? "active_pending_free"
+                                       : "inactive";
       block["frames"] = py::list();
       block["allocation_id"] = b.allocationId;
       blocks.append(std::move(block));
-      if (b.allocated) allocated += b.size, requested += b.requested;
+      if (b.allocated) allocated += b.size;
+      if (b.allocated || b.pendingFree) active += b.size, requested += b.requested;
     }
     py::dict segment;
     segment["device"] = 0;
     segment["address"] = s.address;
     segment["total_size"] = s.size;
     segment["allocated_size"] = allocated;
-    segment["active_size"] = allocated;
+    segment["active_size"] = active;
     segment["requested_size"] = requested;
-    segment["stream"] = 0;
+    segment["stream"] = s.stream;
     segment["segment_type"] = s.small ? "small" : "large";
     segment["segment_pool_id"] = py::make_tuple(0, 0);
     segment["is_expandable"] = false;
@@ -84,8 +88,32 @@ void bindSimulate(py::module_& m) {
       "(c10/cuda/CUDACachingAllocator.cpp, snapshot): dicts with device, address, total_size, "
       "allocated_size, active_size, requested_size, stream, segment_type ('small' or 'large'), "
       "segment_pool_id, is_expandable, frames and blocks (address, size, requested_size, state "
-      "'active_allocated' or 'inactive', frames, and allocation_id, the model's own), addresses "
-      "the model's virtual ones; sizes in bytes.");
+      "'active_allocated', 'active_pending_free' or 'inactive', frames, and allocation_id, the "
+      "model's own), addresses the model's virtual ones, stream the simulated stream's id; sizes "
+      "in bytes.");
+  m.def(
+      "_sim_set_stream", [](int64_t stream) { return cudaAllocator().setStream(stream); },
+      py::arg("stream"),
+      "The simulated stream the next allocations are made on (torch.cuda.current_stream(); 0 is "
+      "the default stream); returns the previous one. A cached block is reused only on its own "
+      "stream (core/memory/caching_allocator.h).");
+  m.def(
+      "_sim_record_stream",
+      [](int64_t id, int64_t stream) { cudaAllocator().recordStream(id, stream); }, py::arg("id"),
+      py::arg("stream"),
+      "Tensor.record_stream: live allocation `id` is used on `stream` too, so its block is not "
+      "reused after a free until the host waited for that stream.");
+  m.def(
+      "_sim_synchronize",
+      [](std::optional<int64_t> stream) {
+        if (stream)
+          cudaAllocator().synchronizeStream(*stream);
+        else
+          cudaAllocator().synchronize();
+      },
+      py::arg("stream") = std::nullopt,
+      "The host waited for `stream` (None: every stream, torch.cuda.synchronize()): blocks freed "
+      "while that stream used them return to the cache at the next allocation.");
   m.def(
       "_sim_block_address", [](int64_t id) { return cudaAllocator().blockAddress(id); },
       "The virtual address of live allocation `id`'s block in the model; -1 if not live.");

@@ -2,7 +2,8 @@
 meta and data modes, against what PyTorch 2.11 did on an NVIDIA H200 (memcases_torch.json), and
 with the cuBLAS workspace switched off by CUBLAS_WORKSPACE_CONFIG=:0:0 (memcases_noworkspace.json).
 Every checkpoint must be equal: memory_allocated, its peak, memory_reserved,
-requested_bytes.all.current and segment.all.current, relative to the program's start, and the
+requested_bytes.all.current, segment.all.current and inactive_split_bytes.all.current (the free
+pieces of segments in use), relative to the program's start, and the
 absolute values at each program's start (the workspaces kept from earlier programs).
 
 Another measurement (another GPU, another PyTorch) is a file: MATMULVIZ_GPU_TRUTH=FILE.json (or
@@ -23,8 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GPU = os.path.join(HERE, "..", "reference", "gpu")
 PROGRAM = os.path.join(GPU, "memcases.py")
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(matmulviz.__file__)))
-FIELDS = ("allocated", "peak", "reserved", "requested", "segments")
-BASE_FIELDS = ("allocated", "reserved", "requested", "segments")
+FIELDS = ("allocated", "peak", "reserved", "requested", "segments", "inactive_split")
+BASE_FIELDS = ("allocated", "reserved", "requested", "segments", "inactive_split")
 
 
 def run_memcases(tmp_path, mode, gpu, extra_env=None):

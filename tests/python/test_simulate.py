@@ -240,8 +240,17 @@ def test_mlp_sgd_example(tmp_path):
     names = {n for ns in raw["variables"].values() for n in ns}
     assert {"model.0.weight", "model.0.weight.grad", "x", "y"} <= names
     assert any("momentum_buffer" in n for n in names)
-    categories = {a[8] for a in raw["allocations"]["rows"]}
-    assert {"inputs", "gradients", "saved for backward", "cuBLAS workspace"} <= categories
+    # PyTorch's memory profiler's categories: the parameters, their .grad, SGD's momentum
+    # buffers, what autograd saved, the rest of the backward's blocks
+    rows = raw["allocations"]["rows"]
+    categories = {a[8] for a in rows}
+    assert {"parameter", "gradients", "optimizer state", "activation", "autograd detail",
+            "cuBLAS workspace"} <= categories, categories
+    category_of = {a[0]: a[8] for a in rows}
+    by_name = {n: category_of[int(k)] for k, ns in raw["variables"].items() for n in ns}
+    assert by_name["model.0.weight"] == "parameter"
+    assert by_name["model.0.weight.grad"] == "gradients"
+    assert {c for n, c in by_name.items() if "momentum_buffer" in n} == {"optimizer state"}
     whys = {h["why"] for hs in raw["peak"]["kept_alive_by"].values() for h in hs}
     assert any(w.startswith("saved for backward by AddmmBackward") for w in whys), whys
     # The snapshot: PyTorch's pickle, whose trace records the requests: it replays to the peak

@@ -2,7 +2,8 @@
 versions under test, unless the version lacks the API): pinned host memory (DataLoader's
 pin_memory, non-blocking copies; counted apart from the device, as PyTorch's CachingHostAllocator
 holds it: each block a power of two, reused by size), GradScaler (its inf checks read a value:
-a placeholder, listed), CUDA streams and events, torch.save / torch.load of state dicts (with
+a placeholder, listed), CUDA streams and events (a pool per stream, record_stream's deferred
+reuse), memory_summary() in PyTorch's layout, torch.save / torch.load of state dicts (with
 values: a GPU checkpoint; without: meta tensors a later simulated run loads), and
 torch.cuda.memory_snapshot() with the model's segments."""
 
@@ -121,6 +122,68 @@ def test_streams_and_events_run(tmp_path):
     out, err = run(tmp_path, STREAMS)
     assert out.split() == ["0.0", "True", str(2 * 4 * 2**20 + WORKSPACE)]
     assert "Event.elapsed_time() returned 0.0" in err, err
+
+
+STREAM_POOLS = """\
+import torch
+MiB = 2**20
+side = torch.cuda.Stream()
+def block():
+    return torch.empty(12 * MiB // 4, device="cuda")  # a 12 MiB segment of its own
+x = block(); del x  # cached for the default stream
+with torch.cuda.stream(side):
+    y = block()  # not the default stream's cached block: a second segment
+print(torch.cuda.memory_reserved() // MiB)
+del y
+z = block()  # the default stream's cached block
+print(torch.cuda.memory_reserved() // MiB)
+z.record_stream(side)
+del z  # freed, but side may still be using it
+w = block()  # so this takes a third segment
+print(torch.cuda.memory_reserved() // MiB, torch.cuda.memory_allocated() // MiB)
+side.synchronize()
+del w
+a, b = block(), block()  # z's and w's blocks, both the default stream's again
+print(torch.cuda.memory_reserved() // MiB)
+print(sorted({s["stream"] for s in torch.cuda.memory_snapshot()}))
+"""
+
+
+def test_streams_have_their_own_pools_and_record_stream_defers_reuse(tmp_path):
+    out, _ = run(tmp_path, STREAM_POOLS)
+    lines = out.splitlines()
+    assert lines[:4] == ["24", "24", "36 12", "36"], out
+    streams = json.loads(lines[4])
+    assert len(streams) == 2 and 0 in streams, out
+
+
+SUMMARY = """\
+import torch
+a = torch.empty(9 * 2**20 // 4, device="cuda")  # 9 MiB of a 20 MiB segment
+b = torch.empty(1000, device="cuda")  # a small block
+del b
+print(torch.cuda.memory_summary())
+s = torch.cuda.memory_stats()
+print(s["inactive_split_bytes.all.current"], s["allocation.all.allocated"], s["allocation.all.freed"])
+torch.cuda.reset_accumulated_memory_stats()
+print(torch.cuda.memory_stats()["allocation.all.allocated"])
+"""
+
+
+def test_memory_summary_is_pytorchs_own(tmp_path):
+    """torch.cuda.memory_summary() is PyTorch's function over the model's memory_stats(), which
+    has every key PyTorch's has (current, peak, allocated, freed of each statistic)."""
+    out, _ = run(tmp_path, SUMMARY)
+    lines = out.splitlines()
+    assert "PyTorch CUDA memory summary, device ID 0" in out, out
+    row = next(line for line in lines if line.startswith("| Allocated memory"))
+    # cur usage: 9 MiB in PyTorch's units (1.13 writes KB, 2.x KiB)
+    assert row.split("|")[2].strip() in ("9216 KiB", "9216 KB"), row
+    assert any(line.startswith("| GPU reserved segments") for line in lines), out
+    # the large segment's free 11 MiB cannot be released while a lives (the small segment is
+    # whole again: releasable); two allocations made, one freed; the totals restart at the reset
+    assert lines[-2].split() == [str(11 * 2**20), "2", "1"], out
+    assert lines[-1] == "0", out
 
 
 SAVE = """\

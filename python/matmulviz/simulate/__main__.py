@@ -25,7 +25,8 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
                 is a simulated run of its own, --jobs N at once (default: the CPU count),
                 doubling from LO, then narrowing; prints each trial's peak allocated and
                 reserved memory and the answer, with the line where the next value runs out
---stats PATH    writes the run's status and peaks as JSON (what --search reads)
+--stats PATH    writes the run's status and peaks as JSON (what --search reads); with
+                --search, the search's trials and answer (what the app's chart reads)
 A script that raises (out of memory included) exits with status 1 after its traceback; the
 report of what ran is still written, marked incomplete. Bad options exit with status 2."""
 
@@ -166,9 +167,9 @@ def _search_command(script, args, opts):
     """--search: runs trials of the script (simulate/_search.py)."""
     from matmulviz.simulate import _search
     from matmulviz.simulate._gpus import capacity_of
-    if "report" in opts or "snapshot" in opts or "stats" in opts:
-        print("matmulviz.simulate: --search runs many trials: --report, --snapshot and --stats "
-              "belong to single runs", file=sys.stderr)
+    if "report" in opts or "snapshot" in opts:
+        print("matmulviz.simulate: --search runs many trials: --report and --snapshot belong to "
+              "single runs", file=sys.stderr)
         return 2
     try:
         jobs = int(opts.get("jobs", os.cpu_count() or 1))
@@ -180,17 +181,26 @@ def _search_command(script, args, opts):
         return 2
     sim_args = [x for name in ("gpu", "capacity", "values", "pytorch") if name in opts
                 for x in ("--" + name, opts[name])]
+    capacity = None
     if "capacity" in opts:
+        from matmulviz import _parse_size
         where = opts["capacity"]
+        try:
+            capacity = _parse_size(opts["capacity"])
+        except ValueError as e:
+            print(f"matmulviz.simulate: --capacity: {e}", file=sys.stderr)
+            return 2
     elif "gpu" in opts:
         try:
-            where = f"{opts['gpu']} ({capacity_of(opts['gpu']) / 2**30:.2f} GiB)"
+            capacity = capacity_of(opts["gpu"])
+            where = f"{opts['gpu']} ({capacity / 2**30:.2f} GiB)"
         except ValueError as e:
             print(f"matmulviz.simulate: {e}", file=sys.stderr)
             return 2
     else:
         where = None
-    return _search.main(script, args, sim_args, opts["search"], jobs, where)
+    return _search.main(script, args, sim_args, opts["search"], jobs, where,
+                        results_path=opts.get("stats"), capacity_bytes=capacity)
 
 
 if __name__ == "__main__":

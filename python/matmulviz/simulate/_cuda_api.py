@@ -21,19 +21,6 @@ def _stats(device=None):
     return dict(_C.memory_stats())
 
 
-def _summary(device=None, abbreviated=False):
-    """A short table in the spirit of torch.cuda.memory_summary(): current and peak of each
-    statistic the model keeps."""
-    s = _C.memory_stats()
-    lines = ["matmulviz.simulate: simulated CUDA memory (caching-allocator model)",
-             f"{'metric':<24}{'current':>16}{'peak':>16}"]
-    for metric in ("allocated_bytes", "requested_bytes", "reserved_bytes", "active_bytes"):
-        lines.append(f"{metric:<24}{s[metric + '.all.current']:>16}{s[metric + '.all.peak']:>16}")
-    lines.append(f"{'segment':<24}{s['segment.all.current']:>16}{s['segment.all.peak']:>16}")
-    lines.append(f"num_alloc_retries {s['num_alloc_retries']}, num_ooms {s['num_ooms']}")
-    return "\n".join(lines)
-
-
 def _reset_peak(device=None):
     _C.reset_peak_memory_stats()
     if _C._record_active():
@@ -134,7 +121,7 @@ def install(sim):
         "device_count": lambda: 1,
         "current_device": lambda: 0,
         "set_device": lambda device: None,
-        "synchronize": lambda device=None: None,
+        "synchronize": lambda device=None: _C._sim_synchronize(),
         "get_device_name": lambda device=None: sim.gpu_name,
         "get_device_capability": _capability,
         "get_device_properties": lambda device=None: _properties(sim),
@@ -147,7 +134,7 @@ def install(sim):
         "reset_peak_memory_stats": _reset_peak,
         "reset_max_memory_allocated": _reset_peak,
         "empty_cache": lambda: _C.empty_cache(),
-        "memory_summary": _summary,
+        "reset_accumulated_memory_stats": lambda device=None: _C.reset_accumulated_memory_stats(),
         "mem_get_info": _mem_get_info,
     }
     memory_only = {
@@ -175,7 +162,7 @@ def install(sim):
                          "current_accelerator": lambda check_available=False: cuda,
                          "device_count": lambda: 1,
                          "current_device_index": lambda: 0,
-                         "synchronize": lambda device=None: None}.items():
+                         "synchronize": lambda device=None: _C._sim_synchronize()}.items():
             if hasattr(accelerator, name):
                 saved.append((accelerator, name, accelerator.__dict__.get(name, _MISSING)))
                 setattr(accelerator, name, fn)

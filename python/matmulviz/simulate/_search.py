@@ -128,9 +128,25 @@ def _size(n):
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / MiB:.2f} MiB"
 
 
-def main(script, args, sim_args, text_range, jobs, capacity_text):
-    """The --search command: prints each trial as it ends, then the answer. Returns the exit
-    status: 0 with an answer, 1 when even LO does not fit or a run failed, 2 for bad input."""
+def write_results(path, name, lo, hi, capacity_bytes, best, trials, seconds, error=None):
+    """--search with --stats PATH: the search as JSON, {"search": {"argument", "range" [lo, hi],
+    "capacity_bytes" (null: unknown), "largest" (null: not even lo fits), "seconds", "error",
+    "trials": [{"value", "fits", "peak_allocated", "peak_reserved" (bytes), "where", "seconds",
+    "error"}] by value}} (what the app's batch-search chart reads)."""
+    rows = [{"value": t.value, "fits": bool(t.fits), "peak_allocated": t.peak_allocated,
+             "peak_reserved": t.peak_reserved, "where": t.where, "seconds": round(t.seconds, 3),
+             "error": t.error} for _, t in sorted(trials.items())]
+    with open(path, "w") as f:
+        json.dump({"search": {"argument": name, "range": [lo, hi], "capacity_bytes": capacity_bytes,
+                              "largest": best, "seconds": round(seconds, 3), "error": error,
+                              "trials": rows}}, f, indent=1)
+
+
+def main(script, args, sim_args, text_range, jobs, capacity_text, results_path=None,
+         capacity_bytes=None):
+    """The --search command: prints each trial as it ends, then the answer (and writes them to
+    `results_path` as JSON: write_results). Returns the exit status: 0 with an answer, 1 when
+    even LO does not fit or a run failed, 2 for bad input."""
     try:
         lo, hi = parse_range(text_range)
     except ValueError as e:
@@ -155,12 +171,23 @@ def main(script, args, sim_args, text_range, jobs, capacity_text):
               f"{_size(t.peak_reserved):>16}{t.seconds:>8.1f}s", flush=True)
 
     start = time.perf_counter()
+    trials = {}
+
+    def noted(t):
+        trials[t.value] = t
+        show(t)
+
     try:
-        best, trials = search(lo, hi, jobs, lambda v: run_trial(v, script, args, sim_args), show)
+        best, trials = search(lo, hi, jobs, lambda v: run_trial(v, script, args, sim_args), noted)
     except RuntimeError as e:
         print(f"matmulviz.simulate: --search: {e}", file=sys.stderr)
+        if results_path:
+            write_results(results_path, name, lo, hi, capacity_bytes, None, trials,
+                          time.perf_counter() - start, str(e))
         return 1
     seconds = time.perf_counter() - start
+    if results_path:
+        write_results(results_path, name, lo, hi, capacity_bytes, best, trials, seconds)
     where = f" on {capacity_text}" if capacity_text else ""
     if best is None:
         t = trials[lo]

@@ -19,7 +19,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten
 
 from matmulviz import _C
-from matmulviz.simulate import (_checkpoints, _composite, _cuda_api, _device, _pinned, _streams,
+from matmulviz.simulate import (_categories, _checkpoints, _composite, _cuda_api, _device, _pinned, _streams,
                                 _tensor, _value_reads)
 from matmulviz.simulate._temporaries import (CUBLAS_HANDLE, CUBLASLT_HANDLE, OUTPUTS,
                                              accumulates, temporaries)
@@ -157,6 +157,7 @@ class Simulation:
         # Reads of values that returned placeholders (_value_reads.py).
         self.value_reads = _value_reads.ValueReads()
         self.pinned = _pinned.PinnedHost()  # pinned host memory, counted apart (_pinned.py)
+        self.categories = _categories.Categories(self)  # what each block holds
         # What torch.cuda.memory._record_memory_history() records (simulate/_snapshot.py).
         from matmulviz.simulate._snapshot import SnapshotRecorder
         self.history = SnapshotRecorder()
@@ -191,7 +192,8 @@ class Simulation:
         self._patches = _cuda_api.install(self)
         self._composites = _composite.install(self)
         self._idioms = [(m, m.install(a)) for m, a in ((_pinned, self.pinned), (_streams, self),
-                                                        (_checkpoints, self))]
+                                                        (_checkpoints, self),
+                                                        (_categories, self.categories))]
         # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
         # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
         self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
@@ -287,8 +289,10 @@ class Simulation:
         return self.wrap(t._elem, "gradient", device=_device.cpp_device(like))
 
     def block_id(self, t):
-        """The allocation id of SimTensor `t`'s storage (-1: none, e.g. empty)."""
-        block = self._blocks.get(storage_key(t._elem))
+        """The allocation id of SimTensor `t`'s storage (-1: none, e.g. empty, or `t` is not a
+        simulated tensor)."""
+        elem = getattr(t, "_elem", None)
+        block = None if elem is None else self._blocks.get(storage_key(elem))
         return -1 if block is None else block.id
 
     def output_device(self, inputs):
@@ -307,9 +311,7 @@ class Simulation:
         return _device.META if self._in_backward and not simulated else _device.CUDA
 
     def note_parameter(self, t):
-        block_id = self.block_id(t)
-        if block_id >= 0:
-            _C._sim_set_category(block_id, "inputs")
+        self.categories.parameter(t)
 
     # ---- aten ops (SimTensor.__torch_dispatch__)
     def run_op(self, func, args, kwargs):
@@ -562,7 +564,9 @@ class Simulation:
         return out
 
     def _placeholder(self, what, t, args, kwargs):
-        """A read of simulated tensor `t`'s values (_value_reads.py): its placeholder, noted."""
+        """A read of simulated tensor `t`'s values (_value_reads.py): its placeholder, noted.
+        On a GPU the copy to the host waits for the current stream."""
+        _C._sim_synchronize(torch.cuda.current_stream().stream_id)
         value = _value_reads.placeholder(what, t, args, kwargs)
         if what != "format()" or t.dim() == 0:
             self.value_reads.note(user_frame(), _value_reads.label(what), value)
@@ -597,7 +601,9 @@ class Simulation:
                 meta = torch.empty_like(t, device=_META, dtype=dtype or t.dtype)
             # A CPU tensor that requires grad gives a leaf here (PyTorch: a ToCopyBackward0
             # node back to the CPU tensor, whose .grad the simulation does not fill).
-            return self.wrap(meta, f"to(cuda) {list(t.shape)}", t.requires_grad)
+            copy = self.wrap(meta, f"to(cuda) {list(t.shape)}", t.requires_grad)
+            self.categories.copied_to_device(t, copy)
+            return copy
         finally:
             _C._sim_pop_op()
 
@@ -659,7 +665,9 @@ class Simulation:
         ops run on the autograd engine's thread (its own cuBLAS workspace), as PyTorch runs a
         CUDA graph's backward; here they run on the calling thread. With CUDA's keys the root
         gradients are meta tensors to C++ (_device.py)."""
-        previous = _C._sim_set_default_category("gradients")
+        if not self._in_backward:
+            self.categories.before_backward()
+        previous = _C._sim_set_default_category("autograd detail")
         self._in_backward += 1
         try:
             if not self.cuda_keys:
@@ -671,6 +679,7 @@ class Simulation:
             self._in_backward -= 1
             if not self._in_backward:
                 self._last_node = None  # the graph's nodes die with the graph, not with us
+                self.categories.after_backward()
             _C._sim_set_default_category(previous)
 
     def _meta_gradients(self, grads):

@@ -4,15 +4,19 @@ wait_event, record_event, Event.record / wait / query / synchronize / elapsed_ti
 Tensor.record_stream, so scripts that overlap copies with compute run. PyTorch's own classes ask
 the driver for a stream when made (torch/cuda/streams.py), which a machine without a GPU refuses.
 
-The simulation has no timeline: every stream's work is done when asked (query() is True,
-synchronize() returns), and Event.elapsed_time() returns 0.0, listed with the run's value reads.
-Allocations on a side stream come from the same pool as the default stream's here; PyTorch's
-caching allocator keeps a pool per stream and defers reusing a block that record_stream marked
-until that stream's work is done (c10/cuda/CUDACachingAllocator.cpp), which the model does not
-follow yet."""
+Allocations follow the caching allocator's streams (core/memory/caching_allocator.h, after
+c10/cuda/CUDACachingAllocator.cpp): a block is made on the current stream and a cached block is
+reused only on its own stream; a block that record_stream() marked as used on another stream is
+not reused after its free until the host waited for that stream: its synchronize(), an event
+recorded on it that the host synchronized or queried, torch.cuda.synchronize(), a read of a
+value on the current stream (.item()), or the allocator's own synchronization before it
+releases cached segments. The simulation has no clock: every stream's work is done when the
+host asks (query() is True, synchronize() returns), and Event.elapsed_time() returns 0.0, listed
+with the run's value reads."""
 
 import torch
 
+from matmulviz import _C
 from matmulviz.simulate import _cuda_api
 from matmulviz.simulate._cuda_api import saved_attribute
 
@@ -44,10 +48,11 @@ class Stream:
         return event
 
     def query(self):
+        _C._sim_synchronize(self.stream_id)  # its work is done: the answer is True
         return True
 
     def synchronize(self):
-        pass
+        _C._sim_synchronize(self.stream_id)
 
     def __eq__(self, other):
         return isinstance(other, Stream) and other.stream_id == self.stream_id
@@ -65,19 +70,21 @@ class Event:
     def __init__(self, enable_timing=False, blocking=False, interprocess=False, sim=None):
         self.enable_timing = enable_timing
         self._sim = sim
-        self._recorded = False
+        self._stream = None  # the stream it was last recorded on
 
     def record(self, stream=None):
-        self._recorded = True
+        self._stream = stream if stream is not None else torch.cuda.current_stream()
 
     def wait(self, stream=None):
         pass
 
     def query(self):
+        self.synchronize()  # the work before it is done: the answer is True
         return True
 
     def synchronize(self):
-        pass
+        if self._stream is not None:
+            _C._sim_synchronize(self._stream.stream_id)
 
     def elapsed_time(self, end_event):
         """Milliseconds between two events on a GPU; here 0.0, noted as a read of a value the
@@ -102,6 +109,12 @@ def install(sim):
     def set_stream(stream):
         if stream is not None:
             current[0] = stream
+            _C._sim_set_stream(stream.stream_id)
+
+    def record_stream(tensor, stream):
+        block_id = sim.block_id(tensor)
+        if block_id >= 0:
+            _C._sim_record_stream(block_id, stream.stream_id)
 
     replacements = {
         "Stream": Stream,
@@ -119,7 +132,8 @@ def install(sim):
             saved.append(saved_attribute(torch.cuda, name))
             setattr(torch.cuda, name, fn)
     saved.append(saved_attribute(torch.Tensor, "record_stream"))
-    torch.Tensor.record_stream = lambda self, stream: None
+    torch.Tensor.record_stream = record_stream
+    _C._sim_set_stream(0)  # a run starts on the default stream
     return saved
 
 
