@@ -2,6 +2,7 @@
 
 #include "core/report/json_reader.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -9,6 +10,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
 
 namespace matmulviz::ui {
 
@@ -46,15 +49,73 @@ QString ProgramRunner::packagePath() {
   return {};
 }
 
+QStringList ProgramRunner::simulatedGpus() {
+  return {QStringLiteral("h200"), QStringLiteral("h100"), QStringLiteral("a100"),
+          QStringLiteral("a100-40gb")};
+}
+
+QList<PythonChoice> ProgramRunner::pythonChoices() {
+  QList<PythonChoice> out{{tr("Debian's python3 (its PyTorch)"), python()}};
+  QString root = qEnvironmentVariable("MATMULVIZ_VENVS");
+  if (root.isEmpty()) root = QDir::homePath() + QStringLiteral("/.cache/matmulviz/venvs");
+  QStringList versions = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+  std::reverse(versions.begin(), versions.end());
+  for (const QString& v : versions) {
+    const QString bin = root + '/' + v + QStringLiteral("/bin/python");
+    if (QFileInfo(bin).isExecutable())
+      out.push_back({tr("PyTorch %1 (scripts/setup's environment)").arg(v), bin});
+  }
+  return out;
+}
+
+QStringList ProgramRunner::commandLine(const QString& scriptPath, const QString& report,
+                                       QString* program) const {
+  const QString script = QFileInfo(scriptPath).absoluteFilePath();
+  if (!usesPyTorch(scriptPath)) {
+    *program = python();
+    return {QStringLiteral("-m"), QStringLiteral("matmulviz"), script, QStringLiteral("--report"),
+            report};
+  }
+  *program = settings_.python.isEmpty() ? python() : settings_.python;
+  QStringList args{QStringLiteral("-m"), QStringLiteral("matmulviz.simulate"), script};
+  args << QProcess::splitCommand(settings_.arguments);
+  args << QStringLiteral("--gpu") << (settings_.gpu.isEmpty() ? simulatedGpus()[0] : settings_.gpu);
+  if (!settings_.capacity.trimmed().isEmpty())
+    args << QStringLiteral("--capacity") << settings_.capacity.trimmed();
+  args << QStringLiteral("--report") << report;
+  return args;
+}
+
 void ProgramRunner::start(const QString& scriptPath) {
   if (running_) return;
+  searching_ = false;
+  dir_ = std::make_unique<QTemporaryDir>();
+  reportPath_ = dir_->filePath(QFileInfo(scriptPath).completeBaseName() + ".report.json");
+  QString program;
+  const QStringList args = commandLine(scriptPath, reportPath_, &program);
+  launch(program, args, QFileInfo(scriptPath).absolutePath());
+}
+
+void ProgramRunner::startSearch(const QString& scriptPath, const QString& range) {
+  if (running_) return;
+  searching_ = true;
+  dir_ = std::make_unique<QTemporaryDir>();
+  reportPath_ = dir_->filePath(QStringLiteral("search.json"));
+  QString program;
+  QStringList args = commandLine(scriptPath, reportPath_, &program);
+  // Not a report: the search's results (--stats with --search), two trials at a time.
+  args[args.size() - 2] = QStringLiteral("--stats");
+  args << QStringLiteral("--search") << range << QStringLiteral("--jobs") << QStringLiteral("2");
+  launch(program, args, QFileInfo(scriptPath).absolutePath());
+}
+
+void ProgramRunner::launch(const QString& program, const QStringList& args,
+                           const QString& workingDir) {
   running_ = true;
   cancelled_ = false;
   moduleMissing_ = false;
   stderrTail_.clear();
   clock_.start();
-  dir_ = std::make_unique<QTemporaryDir>();
-  reportPath_ = dir_->filePath(QFileInfo(scriptPath).completeBaseName() + ".report.json");
   delete process_;
   process_ = new QProcess(this);
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -64,8 +125,7 @@ void ProgramRunner::start(const QString& scriptPath) {
   }
   env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));  // output as it comes
   process_->setProcessEnvironment(env);
-  const QFileInfo script(scriptPath);
-  process_->setWorkingDirectory(script.absolutePath());
+  process_->setWorkingDirectory(workingDir);
   connect(process_, &QProcess::readyReadStandardOutput, this,
           [this] { emit output(QString::fromUtf8(process_->readAllStandardOutput()), false); });
   connect(process_, &QProcess::readyReadStandardError, this, [this] {
@@ -74,19 +134,17 @@ void ProgramRunner::start(const QString& scriptPath) {
     emit output(text, true);
   });
   connect(process_, &QProcess::finished, this, &ProgramRunner::onProcessFinished);
-  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+  connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
     if (error != QProcess::FailedToStart) return;  // crashes and kills end in finished()
-    end(-1, false, nullptr,
+    const QString problem =
         tr("%1 could not be started (%2): the Python module needs Debian's python3")
-            .arg(python(), process_->errorString()));
+            .arg(program, process_->errorString());
+    if (searching_)
+      endSearch(-1, false, problem);
+    else
+      end(-1, false, nullptr, problem);
   });
-  QStringList args{QStringLiteral("-m"), QStringLiteral("matmulviz"), script.absoluteFilePath(),
-                   QStringLiteral("--report"), reportPath_};
-  if (usesPyTorch(scriptPath)) {
-    args[1] = QStringLiteral("matmulviz.simulate");
-    args << QStringLiteral("--gpu") << simulatedGpu();
-  }
-  process_->start(python(), args);
+  process_->start(program, args);
 }
 
 bool ProgramRunner::usesPyTorch(const QString& scriptPath) {
@@ -105,6 +163,14 @@ void ProgramRunner::cancel() {
 }
 
 void ProgramRunner::onProcessFinished(int exitCode, QProcess::ExitStatus status) {
+  if (searching_) {
+    endSearch(exitCode, cancelled_,
+              cancelled_ ? tr("cancelled")
+              : status == QProcess::CrashExit
+                  ? tr("Python stopped without finishing (it crashed or was killed)")
+                  : QString());
+    return;
+  }
   if (cancelled_) {
     end(-1, true, nullptr, tr("cancelled"));
     return;
@@ -141,6 +207,29 @@ void ProgramRunner::readReport(int exitCode) {
     end(exitCode, false, result.first, result.second);
   });
   watcher->setFuture(QtConcurrent::run(readReportFile, reportPath_));
+}
+
+void ProgramRunner::endSearch(int exitCode, bool cancelled, const QString& problem) {
+  if (!running_) return;
+  running_ = false;
+  std::shared_ptr<const SearchResults> results;
+  QString why = problem;
+  if (why.isEmpty()) {
+    if (!QFileInfo::exists(reportPath_)) {
+      why = moduleMissing_
+                ? tr("Python found no matmulviz module (build it with scripts/python)")
+                : tr("the search wrote no results (exit status %1): see its output").arg(exitCode);
+    } else {
+      try {  // a few hundred bytes: read here
+        results = std::make_shared<const SearchResults>(
+            readSearchResultsFile(reportPath_.toStdString(), "search.json"));
+      } catch (const std::exception& e) {
+        why = QString::fromUtf8(e.what());
+      }
+    }
+  }
+  dir_.reset();
+  emit searchFinished(exitCode, cancelled, std::move(results), why);
 }
 
 void ProgramRunner::end(int exitCode, bool cancelled, std::shared_ptr<const PythonReport> report,

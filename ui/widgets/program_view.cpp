@@ -2,6 +2,7 @@
 #include "ui/widgets/program_view.h"
 
 #include "ui/charts/program_timeline_chart.h"
+#include "ui/charts/search_chart.h"
 #include "ui/models/peak_table_model.h"
 #include "ui/models/program_run.h"
 #include "ui/widgets/peak_flame_bar.h"
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -58,6 +60,7 @@ ProgramView::ProgramView(QWidget* parent) : QWidget(parent) {
   split->setSizes({550, 650});  // the code needs room beside its margin
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(buildToolbar());
+  layout->addWidget(buildSimulationBar());
   layout->addWidget(split, 1);
   auto* saveAction = new QAction(tr("Save"), this);
   saveAction->setShortcut(QKeySequence::Save);
@@ -153,8 +156,13 @@ QWidget* ProgramView::buildRightSide() {
   chartLayout->setContentsMargins(0, 0, 0, 0);
   chartLayout->addWidget(chart_, 1);
   chartLayout->addWidget(detail_);
+  searchChart_ = new SearchChart;
+  tabs_ = new QTabWidget;
+  tabs_->setObjectName(QStringLiteral("programChartTabs"));
+  tabs_->addTab(chartBox, tr("Timeline"));
+  tabs_->addTab(searchChart_, tr("Largest batch"));
   auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(chartBox);
+  right->addWidget(tabs_);
   right->addWidget(peakBox);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);

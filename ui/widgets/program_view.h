@@ -8,14 +8,21 @@
 // Links: a click on the timeline highlights the line that allocated the block of that event;
 // the cursor on a line (or a click in the table or the bars) lights up that line's allocations
 // in the timeline. The margin beside each line: bytes allocated, bytes held at the peak.
+// A script that imports PyTorch runs under matmulviz.simulate: the row under the buttons picks
+// its interpreter (its PyTorch), GPU, capacity and arguments, and "Largest batch…" searches the
+// argument holding {} for the largest value that fits, drawn in the "Largest batch" tab.
 
 #include "core/report/python_report.h"
+#include "core/report/search_results.h"
 
 #include <QWidget>
 
 #include <memory>
 
+class QComboBox;
 class QLabel;
+class QLineEdit;
+class QTabWidget;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -30,6 +37,8 @@ class ProgramEditor;
 class ProgramRun;
 class ProgramRunner;
 class ProgramTimelineChart;
+class SearchChart;
+struct SimulationSettings;
 
 class ProgramView : public QWidget {
   Q_OBJECT
@@ -50,6 +59,16 @@ class ProgramView : public QWidget {
   void run();
   /// Kills the running script; the view keeps the last run's results.
   void cancel();
+  /// Saves the script and searches the argument holding {} for the largest value whose
+  /// simulated run fits (`range` "LO:HI"; asked for when empty); nothing while a run is in
+  /// progress or when the script does not import PyTorch (the status says why).
+  void searchLargestBatch(const QString& range = QString());
+  /// The interpreter, GPU, capacity and arguments chosen in the view.
+  SimulationSettings simulationSettings() const;
+  /// Chooses them (an interpreter not in the list is added to it).
+  void setSimulationSettings(const SimulationSettings& settings);
+  SearchChart* searchChart() const { return searchChart_; }
+  QTabWidget* chartTabs() const { return tabs_; }
   bool isRunning() const;
 
   ProgramEditor* editor() const { return editor_; }
@@ -74,6 +93,9 @@ class ProgramView : public QWidget {
 
  private:
   QWidget* buildToolbar();
+  QWidget* buildSimulationBar();
+  void onSearchFinished(int exitCode, bool cancelled, std::shared_ptr<const SearchResults> results,
+                        const QString& problem);
   QWidget* buildRightSide();
   void wireLinks();
   void setRun(std::shared_ptr<const ProgramRun> run);
@@ -97,6 +119,13 @@ class ProgramView : public QWidget {
   QProgressBar* busy_ = nullptr;
   QPushButton* runButton_ = nullptr;
   QPushButton* cancelButton_ = nullptr;
+  QPushButton* searchButton_ = nullptr;
+  QComboBox* pythonBox_ = nullptr;
+  QComboBox* gpuBox_ = nullptr;
+  QLineEdit* capacityEdit_ = nullptr;
+  QLineEdit* argumentsEdit_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  SearchChart* searchChart_ = nullptr;
   QTimer* tick_ = nullptr;
   ProgramRunner* runner_ = nullptr;
   std::shared_ptr<const ProgramRun> run_;

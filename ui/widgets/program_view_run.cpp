@@ -1,6 +1,7 @@
 // ProgramView: running the script, showing its report, and linking the code and the timeline.
 #include "core/util/format_units.h"
 #include "ui/charts/program_timeline_chart.h"
+#include "ui/charts/search_chart.h"
 #include "ui/models/peak_table_model.h"
 #include "ui/models/program_run.h"
 #include "ui/models/qstring_of.h"
@@ -49,6 +50,12 @@ void ProgramView::run() {
   output_->clear();
   setBusy(true);
   setStatus(tr("Running %1…").arg(QFileInfo(path_).fileName()));
+  SimulationSettings settings = simulationSettings();
+  // {} marks the searched argument: a plain run takes the last search's answer, else 1.
+  const SearchResults* searched = searchChart_->results();
+  settings.arguments.replace(
+      QLatin1String("{}"), QString::number(searched && searched->largest ? *searched->largest : 1));
+  runner_->setSimulation(settings);
   runner_->start(path_);
 }
 
@@ -61,6 +68,7 @@ void ProgramView::cancel() {
 void ProgramView::setBusy(bool busy) {
   busy_->setVisible(busy);
   runButton_->setEnabled(!busy);
+  searchButton_->setEnabled(!busy);
   cancelButton_->setEnabled(busy);
   if (busy) {
     elapsed_->setText(tr("0.0 s"));
