@@ -3,7 +3,8 @@ versions under test, unless the version lacks the API): pinned host memory (Data
 pin_memory, non-blocking copies; counted apart from the device, as PyTorch's CachingHostAllocator
 holds it: each block a power of two, reused by size), GradScaler (its inf checks read a value:
 a placeholder, listed), CUDA streams and events (a pool per stream, record_stream's deferred
-reuse), memory_summary() in PyTorch's layout, torch.save / torch.load of state dicts (with
+reuse), memory_summary() in PyTorch's layout, --host meta (what a script builds on the CPU simulated too),
+torch.save / torch.load of state dicts (with
 values: a GPU checkpoint; without: meta tensors a later simulated run loads), and
 torch.cuda.memory_snapshot() with the model's segments."""
 
@@ -184,6 +185,33 @@ def test_memory_summary_is_pytorchs_own(tmp_path):
     # whole again: releasable); two allocations made, one freed; the totals restart at the reset
     assert lines[-2].split() == [str(11 * 2**20), "2", "1"], out
     assert lines[-1] == "0", out
+
+
+HOST_BUILT = """\
+import torch
+model = torch.nn.Sequential(*[torch.nn.Linear(1024, 1024) for _ in range(4)])  # on the host
+model = model.cuda()
+opt = torch.optim.AdamW(model.parameters())
+x = torch.randn(64, 1024).cuda()
+loss = model(x).sum()
+loss.backward()
+opt.step()
+print(loss.item(), torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved())
+"""
+
+
+def test_host_meta_simulates_what_the_script_builds_on_the_cpu(tmp_path):
+    """--host meta: the model built on the CPU and the batch made there are meta tensors whose
+    bytes are counted as host memory; the device's numbers are those of real CPU tensors."""
+    real, _ = run(tmp_path, HOST_BUILT)
+    simulated, err = run(tmp_path, HOST_BUILT, "--host", "meta")
+    assert simulated.split()[1:] == real.split()[1:]
+    params = 4 * (1024 * 1024 + 1024) * 4
+    host = next(line for line in err.splitlines() if "host tensors (--host meta" in line)
+    # the four layers at once (x is made after .cuda() dropped them), nothing at the end
+    assert f"peak {params / 2**20:.2f} MiB, 0.00 MiB at the end" in host, host
+    p = simulate_source(tmp_path, HOST_BUILT, "--host", "meta", "--values", "cpu")
+    assert p.returncode == 2 and "values" in p.stderr, p.stderr
 
 
 SAVE = """\

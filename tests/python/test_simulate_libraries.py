@@ -2,7 +2,8 @@
 downloaded) and trained for a step with AdamW under matmulviz.simulate, unchanged: Hugging Face
 transformers' GPT-2, Llama (grouped-query attention) and BERT, torchvision's ResNet-50 and
 VisionTransformer, timm's resnet18; and a 7B-parameter Llama configuration, built on the device,
-which runs out of memory on an 80 GB H100 at AdamW's step with PyTorch's message. They run where
+which runs out of memory on an 80 GB H100 at AdamW's step with PyTorch's message, and the same
+built on the host first under --host meta (no RAM for its 27 GB of weights). They run where
 the libraries are installed (scripts/setup pins them in the PyTorch 2.11 environment)."""
 
 
@@ -97,3 +98,28 @@ def test_a_7b_llama_runs_out_of_memory_on_an_80gb_gpu(tmp_path):
     assert "OutOfMemoryError: CUDA out of memory. Tried to allocate" in p.stderr, p.stderr
     assert "GPU 0 has a total capacity of 79.65 GiB" in p.stderr
     assert 'train.py", line 12' in p.stderr  # AdamW's first step makes its state
+
+
+LLAMA_7B_ON_THE_HOST = LLAMA_7B.replace(
+    'with torch.device("cuda"):  # built on the device: no 27 GB of weights on the host\n'
+    '    model = LlamaForCausalLM(config)\n',
+    "model = LlamaForCausalLM(config).cuda()  # 27 GB of float32 weights on the host first\n")
+
+
+def test_a_7b_llama_built_on_the_host_needs_no_ram_with_host_meta(tmp_path):
+    """--host meta: the weights made on the CPU before .cuda() are simulated too, their bytes
+    counted as host memory (the 27 GB this 24 GiB machine could not hold), and the device's
+    numbers are those of the model built on the device."""
+    pytest.importorskip("transformers", reason="transformers is not installed with this PyTorch")
+    assert LLAMA_7B_ON_THE_HOST != LLAMA_7B
+    p = simulate(tmp_path, LLAMA_7B_ON_THE_HOST, "--gpu", "h100", "--host", "meta")
+    assert p.returncode == 1, p.stderr
+    params, backward_peak = (int(v) for v in p.stdout.split())
+    assert params == 6_738_415_616
+    assert backward_peak > 2 * 4 * params
+    assert "GPU 0 has a total capacity of 79.65 GiB" in p.stderr
+    assert 'train.py", line 11' in p.stderr  # AdamW's first step (one line shorter)
+    host = next(line for line in p.stderr.splitlines() if "host tensors (--host meta" in line)
+    peak_mib = float(host.split("peak ")[1].split(" MiB")[0])
+    assert peak_mib * 2**20 >= 4 * params, host  # the whole float32 model at once
+

@@ -5,6 +5,8 @@ that fits is 100 (a 100 MiB request takes a segment of exactly 100 MiB; 101 MiB 
 102 MiB segment, c10's large-segment rule)."""
 
 
+import json
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="matmulviz.simulate needs PyTorch")
@@ -61,8 +63,16 @@ x = torch.empty(p.parse_args().mib, 2**20, dtype=torch.uint8, device="cuda")
 def test_the_largest_value_that_fits(tmp_path):
     (tmp_path / "grow.py").write_text(SCRIPT)
     p = simulate(tmp_path, "grow.py", "--mib", "{}", "--capacity", "100MiB", "--search", "1:4096",
-                 "--jobs", "2")
+                 "--jobs", "2", "--stats", "search.json")
     assert p.returncode == 0, p.stderr
+    # --stats with --search: the trials and the answer as JSON (what the app's chart reads)
+    search = json.loads((tmp_path / "search.json").read_text())["search"]
+    assert (search["argument"], search["range"], search["largest"]) == ("--mib", [1, 4096], 100)
+    assert search["capacity_bytes"] == 100 * 2**20
+    values = [t["value"] for t in search["trials"]]
+    assert values == sorted(values) and {64, 100, 101} <= set(values)
+    over = next(t for t in search["trials"] if t["value"] == 101)
+    assert not over["fits"] and over["where"] == "grow.py:5" and over["error"] is None
     last = p.stdout.strip().splitlines()[-1]
     assert last.startswith("largest --mib that fits on 100MiB: 100 (peak allocated 100.00 MiB"), last
     assert "101 runs out of memory at grow.py:5" in last, last

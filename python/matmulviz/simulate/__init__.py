@@ -13,9 +13,10 @@ CUDA caching allocator: allocated when the op making them runs, freed when the l
 the storage dies. torch.cuda.memory_allocated(), max_memory_allocated(), memory_reserved(),
 memory_stats(), reset_peak_memory_stats(), empty_cache() and memory_summary() answer from the
 model; an allocation beyond the capacity raises torch.cuda.OutOfMemoryError with PyTorch's
-message. CPU tensors stay real. Steps that need values (.item(), nonzero, boolean masks,
-.cpu()) raise an error naming the line, unless values="cpu". Needs PyTorch (tried with 1.13);
-see docs/simulate.md.
+message. CPU tensors stay real unless host="meta" (simulated too, counted as host memory).
+Reads of values (.item(), .cpu()) return placeholders, listed by line; steps whose sizes need
+values (nonzero, boolean masks) raise an error naming the line, unless values="cpu". Needs
+PyTorch (1.13 and 2.11 under test); see docs/simulate.md.
 """
 
 import sys
@@ -24,7 +25,7 @@ import types
 __all__ = ["simulate"]
 
 
-def simulate(gpu=None, capacity=None, values="none", pytorch=None):
+def simulate(gpu=None, capacity=None, values="none", pytorch=None, host="cpu"):
     """A context manager that runs the code inside it on a simulated CUDA device (see the
     module's docstring). `gpu`: a name from matmulviz.simulate._gpus.GPUS ("h200") giving the
     capacity, the device's name and the architecture the allocator rules follow (the cuBLAS
@@ -34,7 +35,8 @@ def simulate(gpu=None, capacity=None, values="none", pytorch=None):
     the GPU's (none of either: unlimited). `values`: "none" (tensors without values: data-
     dependent steps raise) or "cpu" (each CUDA tensor also holds its values on the CPU and every
     op computes them: slower, but .item(), nonzero and boolean masks work; the memory accounted
-    is the same).
+    is the same). `host`: "cpu" (the script's CPU tensors are real) or "meta" (they are
+    simulated too: no values, their bytes counted as host memory; simulate/_host.py).
     Raises ImportError when PyTorch is not installed, ValueError for an unknown GPU or
     PyTorch model."""
     try:
@@ -49,7 +51,7 @@ def simulate(gpu=None, capacity=None, values="none", pytorch=None):
     if pytorch is not None and pytorch not in ("2.x", "2", "forum", "1.x"):
         raise ValueError(f"unknown PyTorch model {pytorch!r}: 2.x or forum")
     return Simulation(capacity=cap, gpu_name=gpu.upper() if gpu else None, values=values,
-                      gpu=architecture_of(gpu) if gpu else None, pytorch=pytorch)
+                      gpu=architecture_of(gpu) if gpu else None, pytorch=pytorch, host=host)
 
 
 class _CallableModule(types.ModuleType):

@@ -1,6 +1,6 @@
 """python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
                                   [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]
-                                  [--search LO:HI [--jobs N]]
+                                  [--host cpu|meta] [--search LO:HI [--jobs N]]
 
 Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
 tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
@@ -20,6 +20,9 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
                 main thread's at its first matmul, the autograd thread's at the first backward
                 matmul; forum: the forum post's PyTorch (1.x), no workspace counted. The report
                 names the model, whatever PyTorch runs the script.
+--host MODE     cpu (default): the script's CPU tensors are real; meta: they are simulated
+                too, without values (a model built on the CPU before .cuda() takes no RAM);
+                their bytes are counted as host memory and the peak printed at the end
 --search LO:HI  the largest value of one of the script's own arguments that fits the GPU
                 (--gpu or --capacity): write {} where it goes (--batch_size={}); each trial
                 is a simulated run of its own, --jobs N at once (default: the CPU count),
@@ -37,9 +40,9 @@ import sys
 
 USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
          "[--capacity SIZE] [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum] "
-         "[--search LO:HI [--jobs N]]")
-OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch", "--search",
-           "--jobs", "--stats")
+         "[--host cpu|meta] [--search LO:HI [--jobs N]]")
+OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch", "--host",
+           "--search", "--jobs", "--stats")
 
 
 def _options(argv):
@@ -83,7 +86,8 @@ def main(argv):
     from matmulviz.simulate._variables import variables
     try:
         sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"),
-                       values=opts.get("values", "none"), pytorch=opts.get("pytorch"))
+                       values=opts.get("values", "none"), pytorch=opts.get("pytorch"),
+                       host=opts.get("host", "cpu"))
     except ValueError as e:
         print(f"matmulviz.simulate: {e}", file=sys.stderr)
         return 2
@@ -114,6 +118,8 @@ def main(argv):
                         rec.set_extra("value_reads", sim.value_reads.report())
                         if sim.pinned.requests:
                             rec.set_extra("pinned_host", sim.pinned.report())
+                        if sim.host is not None:
+                            rec.set_extra("host_tensors", sim.host.report())
                         rec.set_extra("torch", {"version": torch.__version__,
                                                 "cuda_branches": sim.cuda_keys})
         except SystemExit as e:
@@ -132,7 +138,8 @@ def main(argv):
             # Read while the simulated device is the run's (leaving may change the GPU, which
             # starts a fresh device).
             peaks = (torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved())
-    for line in sim.value_reads.summary() + sim.pinned.summary():
+    host = sim.host.summary() if sim.host is not None else []
+    for line in sim.value_reads.summary() + sim.pinned.summary() + host:
         print(line, file=sys.stderr)
     if report is not None and status == 0:
         print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)
@@ -179,7 +186,7 @@ def _search_command(script, args, opts):
         print(f"matmulviz.simulate: --jobs {opts['jobs']}: give a whole number from 1",
               file=sys.stderr)
         return 2
-    sim_args = [x for name in ("gpu", "capacity", "values", "pytorch") if name in opts
+    sim_args = [x for name in ("gpu", "capacity", "values", "pytorch", "host") if name in opts
                 for x in ("--" + name, opts[name])]
     capacity = None
     if "capacity" in opts:

@@ -19,8 +19,8 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten
 
 from matmulviz import _C
-from matmulviz.simulate import (_categories, _checkpoints, _composite, _cuda_api, _device, _pinned, _streams,
-                                _tensor, _value_reads)
+from matmulviz.simulate import (_categories, _checkpoints, _composite, _cuda_api, _device,
+                                _host, _pinned, _streams, _tensor, _value_reads)
 from matmulviz.simulate._temporaries import (CUBLAS_HANDLE, CUBLASLT_HANDLE, OUTPUTS,
                                              accumulates, temporaries)
 from matmulviz.simulate._meta_cache import MetaCache
@@ -133,11 +133,20 @@ class _CudaMode(TorchFunctionMode):
 class Simulation:
     """`with matmulviz.simulate(gpu="h200") as sim:` — see matmulviz.simulate.simulate."""
 
-    def __init__(self, capacity=None, gpu_name=None, values="none", gpu=None, pytorch=None):
+    def __init__(self, capacity=None, gpu_name=None, values="none", gpu=None, pytorch=None,
+                 host="cpu"):
         if values not in ("none", "cpu"):
             raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
                              "(the values computed on the CPU too)")
+        if host not in ("cpu", "meta"):
+            raise ValueError(f"host={host!r}: \"cpu\" (host tensors are real) or \"meta\" "
+                             "(simulated too, without values)")
+        if host == "meta" and values != "none":
+            raise ValueError("host=\"meta\" simulates host tensors without values: it needs "
+                             "values=\"none\"")
         self.values = values
+        # host="meta": the script's CPU tensors are simulated too (_host.py).
+        self.host = _host.HostTensors() if host == "meta" else None
         # Whether SimTensors are CUDA tensors to C++ (a CUDA build of 2.x) or meta ones (_device).
         self.cuda_keys = _device.cuda_keys()
         # What a SimTensor wraps: a meta tensor, or with values="cpu" a CPU tensor with the values
@@ -539,6 +548,15 @@ class Simulation:
 
     # ---- torch functions (the TorchFunctionMode)
     def function(self, func, args, kwargs):
+        if self.host is not None:
+            out = self.host.factory(func, args, kwargs)
+            if out is not None:
+                return self.host.note(out)
+            out = self._function(func, args, kwargs)
+            return self.host.note(out) if out is not None else out
+        return self._function(func, args, kwargs)
+
+    def _function(self, func, args, kwargs):
         self_arg = args[0] if args else None
         if func is torch.Tensor.cuda:
             if isinstance(self_arg, SimTensor):
@@ -548,6 +566,10 @@ class Simulation:
             return self._to(args, kwargs)
         if func in _DROPOUT and isinstance(self_arg, SimTensor) and not self.cuda_keys:
             return self._dropout(*args, **kwargs)
+        if self.host is not None and func in _value_reads.READS and _host.is_host(self_arg):
+            if _value_reads.READS[func] == "cpu()":
+                return self_arg  # already on the host
+            return self._placeholder(_value_reads.READS[func], self_arg, args, kwargs)
         if isinstance(self_arg, SimTensor) and func in _value_reads.READS:
             if self.values == "none":
                 return self._placeholder(_value_reads.READS[func], self_arg, args, kwargs)
