@@ -37,6 +37,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace matmulviz {
@@ -185,17 +186,18 @@ class CachingAllocator {
   /// counters are kept either way. For a long-lived device that records only part of its life.
   void setRecordTimeline(bool on) { options_.recordTimeline = on; }
 
-  /// The cuBLAS workspace of thread `thread` (a CudaThread, core/memory/cublas_workspace.h; its
-  /// cuBLASLt workspace at kCudaThreadCount + thread): nullopt before the thread's first call,
-  /// then its allocation id (-1: a 0-byte workspace, no block). Kept by useCublasHandle() and
-  /// useCublasLtHandle(); the block is never freed.
+  /// The cuBLAS workspace of thread `thread` on the current stream (a CudaThread,
+  /// core/memory/cublas_workspace.h; its cuBLASLt workspace at kCudaThreadCount + thread): PyTorch
+  /// keeps one per (handle, stream), a handle per thread. nullopt before the thread's first call
+  /// on this stream, then its allocation id (-1: a 0-byte workspace, no block). Kept by
+  /// useCublasHandle() and useCublasLtHandle(); the block is never freed.
   std::optional<int64_t> cublasWorkspace(int thread) const {
-    auto it = cublasWorkspaces_.find(thread);
+    auto it = cublasWorkspaces_.find({thread, currentStream_});
     if (it == cublasWorkspaces_.end()) return std::nullopt;
     return it->second;
   }
   void setCublasWorkspace(int thread, int64_t allocationId) {
-    cublasWorkspaces_[thread] = allocationId;
+    cublasWorkspaces_[{thread, currentStream_}] = allocationId;
   }
 
   /// One segment as torch.cuda.memory_snapshot() lists it (c10/cuda/CUDACachingAllocator.cpp,
@@ -296,7 +298,7 @@ class CachingAllocator {
   std::function<void(const AllocationRecord&)> observer_;
   HolderObserver holderObserver_;
   int64_t cumulativeAllocated_ = 0;
-  std::map<int, int64_t> cublasWorkspaces_;  // by CudaThread
+  std::map<std::pair<int, int64_t>, int64_t> cublasWorkspaces_;  // by (CudaThread, stream)
   int64_t nextAddress_ = int64_t{1} << 32;
   int64_t nextId_ = 1;
   std::chrono::steady_clock::time_point start_;

@@ -84,7 +84,9 @@ int64_t keptWorkspace(CachingAllocator& allocator, int slot, const std::string& 
     return -1;
   }
   const CudaThread thread = currentCudaThread();
-  const std::string label = name + " of the " + std::string(cudaThreadName(thread));
+  std::string label = name + " of the " + std::string(cudaThreadName(thread));
+  if (allocator.currentStream() != 0)  // one per (handle, stream): a side stream has its own
+    label += " on stream " + std::to_string(allocator.currentStream());
   const MemoryCategory previous = allocator.setDefaultCategory(MemoryCategory::CublasWorkspace);
   CachingAllocator::Allocation a;
   try {

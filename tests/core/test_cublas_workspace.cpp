@@ -116,6 +116,28 @@ class TestCublasWorkspace : public QObject {
     }
   }
 
+  void eachStreamHasItsOwn() {  // setWorkspaceForHandle: one per (handle, stream)
+    const DevicePtr d = metaDevice(PyTorchVersion::V2);
+    Tensor a = empty({5, 7}, DType::Float32, d, "a");
+    Tensor b = empty({7, 3}, DType::Float32, d, "b");
+    mm(a, b);
+    const qint64 one = workspaceBytes(d->allocator());
+    QCOMPARE(one, 32 * MiB);
+    d->allocator().setStream(3);
+    mm(a, b);  // the main thread's handle on a side stream: a second workspace
+    mm(a, b);
+    QCOMPARE(workspaceBytes(d->allocator()), 2 * one);
+    d->allocator().setStream(0);
+    mm(a, b);
+    QCOMPARE(workspaceBytes(d->allocator()), 2 * one);
+    QStringList labels;
+    for (const AllocationRecord* r : d->allocator().liveRecords())
+      if (r->category == MemoryCategory::CublasWorkspace)
+        labels << QString::fromStdString(r->label);
+    QCOMPARE(labels, QStringList({"cuBLAS workspace of the main thread",
+                                  "cuBLAS workspace of the main thread on stream 3"}));
+  }
+
   void emptyProductTakesNoHandle() {
     const DevicePtr d = metaDevice(PyTorchVersion::V2);
     Tensor a = empty({5, 0}, DType::Float32, d, "a");

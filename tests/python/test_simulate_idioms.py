@@ -325,3 +325,18 @@ def test_memory_viz_plots_the_simulated_snapshot(tmp_path):
                            timeout=300)
         assert p.returncode == 0, p.stderr
         assert "MemoryViz" in (tmp_path / f"{plot}.html").read_text()
+
+
+SIDE_STREAM_MATMUL = """\
+import torch
+a = torch.randn(64, 64, device="cuda")
+b = a @ a  # the default stream's cuBLAS workspace
+with torch.cuda.stream(torch.cuda.Stream()):
+    c = a @ a  # a side stream: a workspace of its own (one per handle and stream)
+print(torch.cuda.memory_allocated())
+"""
+
+
+def test_a_side_stream_has_its_own_cublas_workspace(tmp_path):
+    out, _ = run(tmp_path, SIDE_STREAM_MATMUL)
+    assert int(out) == 3 * 64 * 64 * 4 + 2 * WORKSPACE
