@@ -1,6 +1,7 @@
 #include "core/report/search_results.h"
 
 #include "core/report/json_reader.h"
+#include "core/report/report_load.h"
 
 #include <fstream>
 #include <limits>
@@ -20,12 +21,9 @@ std::string optionalString(const JsonReader& r, const nlohmann::json& v, const s
 
 SearchResults readSearchResults(const std::string& text, const std::string& name) {
   const JsonReader r(name);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ReportLoadError(name, std::string("not JSON: ") + e.what());
-  }
+  // parseReportJson refuses every malformed text, a number out of range included, as a
+  // ReportLoadError naming the file.
+  const nlohmann::json doc = parseReportJson(text, name);
   const nlohmann::json& s = r.object(r.member(r.object(doc, ""), "", "search"), "search");
   SearchResults out;
   out.argument = r.string(r.member(s, "search", "argument"), "search.argument");

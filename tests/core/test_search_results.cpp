@@ -50,7 +50,10 @@ class TestSearchResults : public QObject {
     QTest::addColumn<QString>("says");
     QTest::newRow("not JSON") << "{\"search\""
                               << "{"
-                              << "not JSON";
+                              << "not valid JSON";
+    QTest::newRow("a number beyond double") << "25165824"
+                                            << "251e300165824"
+                                            << "not valid JSON";
     QTest::newRow("no argument") << "\"argument\": \"--batch\", "
                                  << ""
                                  << "search.argument";
