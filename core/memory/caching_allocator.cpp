@@ -94,13 +94,8 @@ void CachingAllocator::popOp() noexcept {
 }
 
 void CachingAllocator::record(MemoryEventKind kind, int64_t id, int64_t bytes) {
-  if (current_.allocatedBytes > peak_.allocatedBytes)
-    peak_.allocatedBytes = current_.allocatedBytes;
-  if (current_.requestedBytes > peak_.requestedBytes)
-    peak_.requestedBytes = current_.requestedBytes;
-  if (current_.reservedBytes > peak_.reservedBytes) peak_.reservedBytes = current_.reservedBytes;
   if (options_.recordTimeline)
-    events_.push_back({kind, id, bytes, elapsedUs(), current_, currentOpId_});
+    events_.push_back({kind, id, bytes, elapsedUs(), current(), currentOpId_});
 }
 
 CachingAllocator::Block* CachingAllocator::findFreeBlock(Pool& pool, int64_t size) {
@@ -119,7 +114,7 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   const int64_t segmentSize = allocationSize(size);
   auto fits = [&] {
     return !options_.capacityBytes ||
-           current_.reservedBytes + segmentSize <= *options_.capacityBytes;
+           current().reservedBytes + segmentSize <= *options_.capacityBytes;
   };
   if (!fits()) {
     ++stats_.numAllocRetries;
@@ -132,8 +127,8 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
       throw OutOfMemoryError(
           "out of memory: tried to allocate " + formatBytes(requested) +
           (wholeSegment ? " (which needs a new segment of " + formatBytes(segmentSize) + ")" : "") +
-          "; " + formatBytes(current_.allocatedBytes) + " allocated; " +
-          formatBytes(current_.reservedBytes) + " reserved; capacity " +
+          "; " + formatBytes(current().allocatedBytes) + " allocated; " +
+          formatBytes(current().reservedBytes) + " reserved; capacity " +
           formatBytes(*options_.capacityBytes));
     }
   }
@@ -152,7 +147,7 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
       throw OutOfMemoryError("out of memory: tried to allocate " + formatBytes(requested) +
                              " (a segment of " + formatBytes(segmentSize) +
                              ") and the backing memory refused; " +
-                             formatBytes(current_.allocatedBytes) + " allocated");
+                             formatBytes(current().allocatedBytes) + " allocated");
     }
   }
   auto segment = std::make_unique<Segment>();
@@ -171,7 +166,6 @@ CachingAllocator::Block* CachingAllocator::newSegment(int64_t size, bool small, 
   block->segment = segment.get();
   Block* raw = block.get();
   blocks_.emplace(raw->address, std::move(block));
-  current_.reservedBytes += segmentSize;
   stats_.segment.increase(small, 1);  // alloc_block
   stats_.reservedBytes.increase(small, segmentSize);
   ++stats_.numDeviceAlloc;
@@ -232,8 +226,6 @@ CachingAllocator::Allocation CachingAllocator::allocate(int64_t requestedBytes,
   rec.opCall = currentOpCall_;
   records_.emplace(rec.id, std::move(rec));
 
-  current_.allocatedBytes += block->size;
-  current_.requestedBytes += requestedBytes;
   cumulativeAllocated_ += block->size;
   stats_.allocation.increase(small, 1);  // alloc_found_block
   stats_.allocatedBytes.increase(small, block->size);
@@ -257,7 +249,6 @@ void CachingAllocator::free(int64_t allocationId) noexcept {
   Block* block = it->second;
   allocatedBlocks_.erase(it);
   block->allocated = false;
-  current_.allocatedBytes -= block->size;
   stats_.allocation.decrease(block->small, 1);
   stats_.allocatedBytes.decrease(block->small, block->size);
   const int64_t freedSize = block->size;
@@ -282,7 +273,6 @@ void CachingAllocator::free(int64_t allocationId) noexcept {
 }
 
 void CachingAllocator::freeBlock(Block* block) noexcept {
-  current_.requestedBytes -= block->requested;
   const bool small = block->small;
   const int64_t originalSize = block->size, requested = block->requested;
   block->requested = 0;
@@ -319,7 +309,6 @@ void CachingAllocator::freeBlock(Block* block) noexcept {
 void CachingAllocator::releaseSegment(Block* block) noexcept {
   Segment* segment = block->segment;
   poolFor(block->small).erase(block);
-  current_.reservedBytes -= segment->size;
   ++stats_.numDeviceFree;  // release_block
   stats_.segment.decrease(segment->small, 1);
   stats_.reservedBytes.decrease(segment->small, segment->size);

@@ -110,15 +110,22 @@ class CachingAllocator {
   void synchronize() noexcept;
   /// Bytes of freed blocks that still wait for another stream's work (counted in neither
   /// memory_allocated() nor the cache: "active_pending_free" in a snapshot).
-  int64_t pendingFreeBytes() const { return pendingFreeBytes_; }
-
-  MemoryCounters current() const { return current_; }
-  MemoryCounters peak() const { return peak_; }
-  /// torch.cuda.reset_peak_memory_stats(): peaks become the current values.
-  void resetPeak() {
-    peak_ = current_;
-    stats_.resetPeak();
+  int64_t pendingFreeBytes() const {
+    return stats_.activeBytes.all().current - stats_.allocatedBytes.all().current;
   }
+
+  /// memory_allocated(), requested_bytes and memory_reserved() now and at their peaks: the
+  /// "all" statistics of stats().
+  MemoryCounters current() const {
+    return {stats_.allocatedBytes.all().current, stats_.requestedBytes.all().current,
+            stats_.reservedBytes.all().current};
+  }
+  MemoryCounters peak() const {
+    return {stats_.allocatedBytes.all().peak, stats_.requestedBytes.all().peak,
+            stats_.reservedBytes.all().peak};
+  }
+  /// torch.cuda.reset_peak_memory_stats(): peaks become the current values.
+  void resetPeak() { stats_.resetPeak(); }
   /// torch.cuda.reset_accumulated_memory_stats(): the totals and counts start again from 0.
   void resetAccumulated() { stats_.resetAccumulated(); }
   /// Every statistic torch.cuda.memory_stats() returns, kept as PyTorch keeps them
@@ -290,9 +297,7 @@ class CachingAllocator {
   int64_t opCalls_ = 0, currentOpCall_ = 0;  // each pushOp is a new call
   int64_t currentStream_ = 0;
   std::map<int64_t, std::vector<StreamEvent>> streamEvents_;  // by stream, in record order
-  int64_t pendingFreeBytes_ = 0;
   std::vector<OpSpan> spans_;
-  MemoryCounters current_, peak_;
   int64_t lastOomRequest_ = 0;
   DeviceStats stats_;
   std::function<void(const AllocationRecord&)> observer_;

@@ -29,7 +29,6 @@ void CachingAllocator::insertEvents(Block* block) {
     ++block->eventCount;
   }
   block->streamUses.clear();
-  pendingFreeBytes_ += block->size;
 }
 
 void CachingAllocator::synchronizeStream(int64_t stream) noexcept {
@@ -50,10 +49,7 @@ void CachingAllocator::processEvents() noexcept {
     size_t done = 0;
     while (done < events.size() && events[done].done) {
       Block* block = events[done++].block;
-      if (--block->eventCount == 0) {
-        pendingFreeBytes_ -= block->size;
-        freeBlock(block);
-      }
+      if (--block->eventCount == 0) freeBlock(block);
     }
     events.erase(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(done));
     it = events.empty() ? streamEvents_.erase(it) : std::next(it);

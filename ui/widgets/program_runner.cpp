@@ -68,13 +68,12 @@ QList<PythonChoice> ProgramRunner::pythonChoices() {
   return out;
 }
 
-QStringList ProgramRunner::commandLine(const QString& scriptPath, const QString& report,
-                                       QString* program) const {
+QStringList ProgramRunner::commandLine(const QString& scriptPath, const QString& output,
+                                       QString* program, const QString& outputOption) const {
   const QString script = QFileInfo(scriptPath).absoluteFilePath();
   if (!usesPyTorch(scriptPath)) {
     *program = python();
-    return {QStringLiteral("-m"), QStringLiteral("matmulviz"), script, QStringLiteral("--report"),
-            report};
+    return {QStringLiteral("-m"), QStringLiteral("matmulviz"), script, outputOption, output};
   }
   *program = settings_.python.isEmpty() ? python() : settings_.python;
   QStringList args{QStringLiteral("-m"), QStringLiteral("matmulviz.simulate"), script};
@@ -82,7 +81,7 @@ QStringList ProgramRunner::commandLine(const QString& scriptPath, const QString&
   args << QStringLiteral("--gpu") << (settings_.gpu.isEmpty() ? simulatedGpus()[0] : settings_.gpu);
   if (!settings_.capacity.trimmed().isEmpty())
     args << QStringLiteral("--capacity") << settings_.capacity.trimmed();
-  args << QStringLiteral("--report") << report;
+  args << outputOption << output;
   return args;
 }
 
@@ -102,9 +101,8 @@ void ProgramRunner::startSearch(const QString& scriptPath, const QString& range)
   dir_ = std::make_unique<QTemporaryDir>();
   reportPath_ = dir_->filePath(QStringLiteral("search.json"));
   QString program;
-  QStringList args = commandLine(scriptPath, reportPath_, &program);
   // Not a report: the search's results (--stats with --search), two trials at a time.
-  args[args.size() - 2] = QStringLiteral("--stats");
+  QStringList args = commandLine(scriptPath, reportPath_, &program, QStringLiteral("--stats"));
   args << QStringLiteral("--search") << range << QStringLiteral("--jobs") << QStringLiteral("2");
   launch(program, args, QFileInfo(scriptPath).absolutePath());
 }

@@ -54,9 +54,10 @@ class ProgramRunner : public QObject {
   static QList<PythonChoice> pythonChoices();
   void setSimulation(const SimulationSettings& settings) { settings_ = settings; }
   const SimulationSettings& simulation() const { return settings_; }
-  /// The arguments start() runs `scriptPath` with, `*program` the interpreter; `report`: the
-  /// path given to --report.
-  QStringList commandLine(const QString& scriptPath, const QString& report, QString* program) const;
+  /// The arguments start() runs `scriptPath` with, `*program` the interpreter; `output`: the
+  /// path given to `outputOption` (--report; a search's --stats).
+  QStringList commandLine(const QString& scriptPath, const QString& output, QString* program,
+                          const QString& outputOption = QStringLiteral("--report")) const;
   /// Runs the largest-batch search of a PyTorch script: `--search range` ("LO:HI") over the
   /// "{}" in the settings' arguments, two trials at a time; searchFinished() follows.
   void startSearch(const QString& scriptPath, const QString& range);

@@ -552,8 +552,7 @@ class Simulation:
             out = self.host.factory(func, args, kwargs)
             if out is not None:
                 return self.host.note(out)
-            out = self._function(func, args, kwargs)
-            return self.host.note(out) if out is not None else out
+            return self.host.note(self._function(func, args, kwargs))
         return self._function(func, args, kwargs)
 
     def _function(self, func, args, kwargs):
