@@ -25,7 +25,7 @@ import types
 __all__ = ["simulate"]
 
 
-def simulate(gpu=None, capacity=None, values="none", pytorch=None, host="cpu"):
+def simulate(gpu=None, capacity=None, values="none", pytorch=None, host="cpu", world=None):
     """A context manager that runs the code inside it on a simulated CUDA device (see the
     module's docstring). `gpu`: a name from matmulviz.simulate._gpus.GPUS ("h200") giving the
     capacity, the device's name and the architecture the allocator rules follow (the cuBLAS
@@ -37,6 +37,9 @@ def simulate(gpu=None, capacity=None, values="none", pytorch=None, host="cpu"):
     op computes them: slower, but .item(), nonzero and boolean masks work; the memory accounted
     is the same). `host`: "cpu" (the script's CPU tensors are real) or "meta" (they are
     simulated too: no values, their bytes counted as host memory; simulate/_host.py).
+    `world`: a matmulviz.simulate._distributed.World (nnodes, nproc_per_node, rank): the code
+    runs as that rank of a torchrun job, torchrun's environment set and torch.distributed's
+    groups on PyTorch's fake process group (PyTorch 2.x; _distributed.py).
     Raises ImportError when PyTorch is not installed, ValueError for an unknown GPU or
     PyTorch model."""
     try:
@@ -51,7 +54,8 @@ def simulate(gpu=None, capacity=None, values="none", pytorch=None, host="cpu"):
     if pytorch is not None and pytorch not in ("2.x", "2", "forum", "1.x"):
         raise ValueError(f"unknown PyTorch model {pytorch!r}: 2.x or forum")
     return Simulation(capacity=cap, gpu_name=gpu.upper() if gpu else None, values=values,
-                      gpu=architecture_of(gpu) if gpu else None, pytorch=pytorch, host=host)
+                      gpu=architecture_of(gpu) if gpu else None, pytorch=pytorch, host=host,
+                      world=world)
 
 
 class _CallableModule(types.ModuleType):

@@ -1,6 +1,7 @@
 """python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] [--capacity SIZE]
                                   [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum]
                                   [--host cpu|meta] [--search LO:HI [--jobs N]]
+                                  [--nnodes N --nproc-per-node N [--rank R | --ranks all]]
 
 Runs SCRIPT as __main__ with the installed PyTorch, its CUDA tensors simulated: data-less
 tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (no GPU needed).
@@ -30,6 +31,17 @@ tensors whose memory is matmulviz's model of PyTorch's CUDA caching allocator (n
                 reserved memory and the answer, with the line where the next value runs out
 --stats PATH    writes the run's status and peaks as JSON (what --search reads); with
                 --search, the search's trials and answer (what the app's chart reads)
+--nnodes N, --nproc-per-node N
+                a torchrun job (torchrun's options; PyTorch 2.x): SCRIPT runs as one of its
+                ranks with torchrun's environment (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR,
+                MASTER_PORT ...); init_process_group("nccl") and DeviceMesh get PyTorch's fake
+                process group (no port opened, no collective run: outputs keep their values);
+                DDP's buckets and FSDP2's shards, all-gathers and reduce-scatters are allocated
+                as PyTorch allocates them; NCCL's own buffers are not modelled
+--rank R        the rank simulated (default 0); --search searches that rank
+--ranks all     every rank (or a list: 0,3), each in a process of its own, --jobs at once;
+                prints each rank's peaks; --report run.json writes run.rank0.json ... (or
+                put {rank} in the path)
 A script that raises (out of memory included) exits with status 1 after its traceback; the
 report of what ran is still written, marked incomplete. Bad options exit with status 2."""
 
@@ -40,13 +52,23 @@ import sys
 
 USAGE = ("usage: python3 -m matmulviz.simulate SCRIPT [ARGS...] [--report PATH] [--gpu NAME] "
          "[--capacity SIZE] [--snapshot PATH] [--values none|cpu] [--pytorch 2.x|forum] "
-         "[--host cpu|meta] [--search LO:HI [--jobs N]]")
+         "[--host cpu|meta] [--search LO:HI [--jobs N]] "
+         "[--nnodes N --nproc-per-node N [--rank R | --ranks all]]")
 OPTIONS = ("--report", "--gpu", "--capacity", "--snapshot", "--values", "--pytorch", "--host",
-           "--search", "--jobs", "--stats")
+           "--search", "--jobs", "--stats", "--nnodes", "--nproc-per-node", "--rank", "--ranks")
+# torchrun spells its options both ways (torch/distributed/run.py).
+ALIASES = {"--nproc_per_node": "--nproc-per-node"}
 
 
 def _options(argv):
-    args, opts = list(argv), {}
+    """(the script and its arguments, {option name: value}); options may come anywhere, as
+    `--name value` or `--name=value`."""
+    args = []
+    for a in argv:
+        name, eq, value = a.partition("=")
+        name = ALIASES.get(name, name)
+        args += [name, value] if eq and name in OPTIONS else [ALIASES.get(a, a)]
+    opts = {}
     for name in OPTIONS:
         while name in args:
             i = args.index(name)
@@ -76,6 +98,14 @@ def main(argv):
         print("matmulviz.simulate: PyTorch is not installed (Debian: apt install python3-torch)",
               file=sys.stderr)
         return 2
+    try:
+        world = _world(opts)
+    except ValueError as e:
+        print(f"matmulviz.simulate: {e}", file=sys.stderr)
+        return 2
+    if "ranks" in opts:
+        from matmulviz.simulate import _ranks
+        return _ranks.main(script, args[1:], opts, world)
     if "search" in opts:
         return _search_command(script, args[1:], opts)
     from contextlib import nullcontext
@@ -87,7 +117,7 @@ def main(argv):
     try:
         sim = simulate(gpu=opts.get("gpu"), capacity=opts.get("capacity"),
                        values=opts.get("values", "none"), pytorch=opts.get("pytorch"),
-                       host=opts.get("host", "cpu"))
+                       host=opts.get("host", "cpu"), world=world)
     except ValueError as e:
         print(f"matmulviz.simulate: {e}", file=sys.stderr)
         return 2
@@ -120,6 +150,8 @@ def main(argv):
                             rec.set_extra("pinned_host", sim.pinned.report())
                         if sim.host is not None:
                             rec.set_extra("host_tensors", sim.host.report())
+                        if world is not None:
+                            rec.set_extra("distributed", world.report())
                         rec.set_extra("torch", {"version": torch.__version__,
                                                 "cuda_branches": sim.cuda_keys})
         except SystemExit as e:
@@ -141,11 +173,39 @@ def main(argv):
     host = sim.host.summary() if sim.host is not None else []
     for line in sim.value_reads.summary() + sim.pinned.summary() + host:
         print(line, file=sys.stderr)
+    if world is not None:
+        print(f"matmulviz.simulate: {world.describe()}: peak allocated {_size(peaks[0])}, "
+              f"reserved {_size(peaks[1])}", file=sys.stderr)
     if report is not None and status == 0:
         print(f"matmulviz.simulate: wrote {report} ({sim.model})", file=sys.stderr)
     if "stats" in opts:
         _write_stats(opts["stats"], status, failure, peaks)
     return status
+
+
+def _size(n):
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
+
+
+def _world(opts):
+    """The distributed job of --nnodes, --nproc-per-node and --rank (a _distributed.World), or
+    None when none is given. Raises ValueError for a bad value or a PyTorch without the fake
+    process group."""
+    if not any(k in opts for k in ("nnodes", "nproc-per-node", "rank", "ranks")):
+        return None
+    values = {}
+    for name, default in (("nnodes", 1), ("nproc-per-node", 1), ("rank", 0)):
+        text = opts.get(name, str(default))
+        try:
+            values[name] = int(text)
+        except ValueError:
+            raise ValueError(f"--{name} {text}: give a whole number") from None
+    from matmulviz.simulate import _distributed
+    if not _distributed.available():
+        import torch
+        raise ValueError(f"--nnodes/--nproc-per-node need PyTorch 2.x's fake process group "
+                         f"(torch.distributed.Backend.FAKE); this is PyTorch {torch.__version__}")
+    return _distributed.World(values["nnodes"], values["nproc-per-node"], values["rank"])
 
 
 def _write_stats(path, status, failure, peaks):
@@ -186,7 +246,8 @@ def _search_command(script, args, opts):
         print(f"matmulviz.simulate: --jobs {opts['jobs']}: give a whole number from 1",
               file=sys.stderr)
         return 2
-    sim_args = [x for name in ("gpu", "capacity", "values", "pytorch", "host") if name in opts
+    sim_args = [x for name in ("gpu", "capacity", "values", "pytorch", "host", "nnodes",
+                               "nproc-per-node", "rank") if name in opts
                 for x in ("--" + name, opts[name])]
     capacity = None
     if "capacity" in opts:

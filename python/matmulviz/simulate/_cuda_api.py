@@ -118,7 +118,7 @@ def install(sim):
         "_lazy_init": lambda: None,
         "is_current_stream_capturing": lambda: False,
         "is_bf16_supported": _is_bf16_supported,
-        "device_count": lambda: 1,
+        "device_count": lambda: sim.world.nproc_per_node if sim.world else 1,
         "current_device": lambda: 0,
         "set_device": lambda device: None,
         "synchronize": lambda device=None: _C._sim_synchronize(),
@@ -160,7 +160,7 @@ def install(sim):
         cuda = torch.device("cuda")
         for name, fn in {"is_available": lambda check_available=False: True,
                          "current_accelerator": lambda check_available=False: cuda,
-                         "device_count": lambda: 1,
+                         "device_count": lambda: sim.world.nproc_per_node if sim.world else 1,
                          "current_device_index": lambda: 0,
                          "synchronize": lambda device=None: _C._sim_synchronize()}.items():
             if hasattr(accelerator, name):

@@ -15,7 +15,14 @@ _SCALARS = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.
             torch.memory_format)
 
 
+# Namespaces of ops with effects beyond their outputs: torch.distributed's collectives (c10d) and
+# the functional ones, which register their work for wait_tensor (_c10d_functional).
+_EFFECTFUL = {"c10d", "_c10d_functional", "_c10d_functional_autograd"}
+
+
 def _cacheable_op(func):
+    if func.namespace in _EFFECTFUL:
+        return False
     schema = func._schema
     if any(r.alias_info is not None for r in schema.returns):
         return False

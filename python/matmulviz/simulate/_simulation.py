@@ -48,6 +48,10 @@ SCALAR_READS = {"_local_scalar_dense": "item()", "is_nonzero": "bool()", "equal"
 
 
 _DROPOUT = {torch.nn.functional.dropout, torch.dropout}
+_LIKE = {torch.empty_like, torch.zeros_like, torch.ones_like, torch.full_like, torch.rand_like,
+         torch.randn_like}
+# The C++ .grad property, whose __set__ the TorchFunctionMode sees for `t.grad = g`.
+_GRAD = _device.TENSOR_BASE.__dict__["grad"]
 
 
 class DataDependentError(RuntimeError):
@@ -134,7 +138,7 @@ class Simulation:
     """`with matmulviz.simulate(gpu="h200") as sim:` — see matmulviz.simulate.simulate."""
 
     def __init__(self, capacity=None, gpu_name=None, values="none", gpu=None, pytorch=None,
-                 host="cpu"):
+                 host="cpu", world=None):
         if values not in ("none", "cpu"):
             raise ValueError(f"values={values!r}: \"none\" (tensors without values) or \"cpu\" "
                              "(the values computed on the CPU too)")
@@ -145,6 +149,10 @@ class Simulation:
             raise ValueError("host=\"meta\" simulates host tensors without values: it needs "
                              "values=\"none\"")
         self.values = values
+        # The distributed job this process is a rank of (_distributed.World), or None.
+        self.world = world
+        self._cpp_factories = None  # _distributed.CppFactories once a DDP is made
+        self.factory_device = None  # set: the C++ device of what factories make (CppFactories)
         # host="meta": the script's CPU tensors are simulated too (_host.py).
         self.host = _host.HostTensors() if host == "meta" else None
         # Whether SimTensors are CUDA tensors to C++ (a CUDA build of 2.x) or meta ones (_device).
@@ -203,6 +211,10 @@ class Simulation:
         self._idioms = [(m, m.install(a)) for m, a in ((_pinned, self.pinned), (_streams, self),
                                                         (_checkpoints, self),
                                                         (_categories, self.categories))]
+        if self.world is not None:
+            from matmulviz.simulate import _distributed
+            self._environment = _distributed.set_environment(self.world)
+            self._idioms.append((_distributed, _distributed.install(self, self.world)))
         # Module.cuda()/.to() must make new parameters, never swap a CPU parameter's storage
         # for a SimTensor's (with values="cpu" both are CPU tensors to C++, which set_data allows).
         self._overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
@@ -211,6 +223,9 @@ class Simulation:
         torch.autograd.backward = lambda *a, **k: self.in_backward(self._backward, *a, **k)
         torch.autograd.grad = lambda *a, **k: self.in_backward(self._grad, *a, **k)
         self._function_apply = _Function.apply
+        self._engine_run_backward = getattr(torch.autograd, "_engine_run_backward", None)
+        if self._engine_run_backward is not None:
+            torch.autograd._engine_run_backward = self._run_backward
         if self.cuda_keys:
             _Function.apply = lambda ctx, *a: self._meta_gradients(self._function_apply(ctx, *a))
         self._active = True
@@ -220,9 +235,17 @@ class Simulation:
         self.history.stop()
         self._active = False
         torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
+        if self._engine_run_backward is not None:
+            torch.autograd._engine_run_backward = self._engine_run_backward
         _Function.apply = self._function_apply
+        if self._cpp_factories is not None:
+            self._cpp_factories.__exit__(*exc)
+            self._cpp_factories = None
         for module, saved in reversed(self._idioms):
             module.uninstall(saved)
+        if self.world is not None:
+            from matmulviz.simulate import _distributed
+            _distributed.restore_environment(self._environment)
         _composite.uninstall(self._composites)
         _cuda_api.uninstall(self._patches)
         torch.__future__.set_overwrite_module_params_on_conversion(self._overwrite)
@@ -290,6 +313,20 @@ class Simulation:
         weakref.finalize(t, self._release, key, block).atexit = False
         return t
 
+    def resize_storage(self, t, nbytes):
+        """SimTensor `t`'s storage resized to `nbytes` (SimStorage.resize_): its block freed and,
+        for nbytes > 0, a new one allocated; the tensors on the storage keep viewing it."""
+        key = storage_key(t._elem)
+        block = self._blocks.get(key)
+        storage = t._elem.untyped_storage()
+        if block is None or storage.nbytes() == nbytes:
+            storage.resize_(nbytes)
+            return
+        self._free(block)
+        new = self._allocate(nbytes, f"resize_ {nbytes} bytes") if nbytes else _Block(-1, 0)
+        block.id, block.bytes = new.id, new.bytes
+        storage.resize_(nbytes)
+
     def as_device_of(self, t, like):
         """SimTensor `t` seen by C++ on `like`'s device: the same block (a gradient, meta to C++
         while autograd's engine made it, as its CUDA parameter's .grad)."""
@@ -311,6 +348,8 @@ class Simulation:
         tensor's own device)."""
         if not self.cuda_keys:
             return None
+        if self.factory_device is not None:
+            return self.factory_device
         simulated = False
         for x in inputs:
             if isinstance(x, SimTensor):
@@ -319,12 +358,23 @@ class Simulation:
                 simulated = True
         return _device.META if self._in_backward and not simulated else _device.CUDA
 
+    def enter_cpp_factories(self):
+        """From now on, factories PyTorch's C++ calls on the CUDA device are simulated
+        (_distributed.CppFactories: DDP's buckets)."""
+        if self._cpp_factories is None:
+            from matmulviz.simulate._distributed import CppFactories
+            self._cpp_factories = CppFactories(self)
+            self._cpp_factories.__enter__()
+
     def note_parameter(self, t):
         self.categories.parameter(t)
 
     # ---- aten ops (SimTensor.__torch_dispatch__)
     def run_op(self, func, args, kwargs):
         name = func.overloadpacket.__name__
+        if func.namespace == "c10d":
+            from matmulviz.simulate._distributed import collective
+            return collective(self, func, args, kwargs)
         if name == "index_put" and self._in_backward > 0 and accumulates(args, kwargs):
             # The backward of t[idx] (index_backward, torch/csrc/autograd/FunctionsManual.cpp)
             # calls the out-of-place index_put on tensor subclasses such as ours, and
@@ -563,6 +613,9 @@ class Simulation:
             return self._to_device(self_arg, None)
         if func is torch.Tensor.to:
             return self._to(args, kwargs)
+        if (self.cuda_keys and getattr(func, "__self__", None) is _GRAD and len(args) == 2
+                and func.__name__ == "__set__"):
+            args = (args[0], self._gradient_as_device_of(args[1], args[0]))
         if func in _DROPOUT and isinstance(self_arg, SimTensor) and not self.cuda_keys:
             return self._dropout(*args, **kwargs)
         if self.host is not None and func in _value_reads.READS and _host.is_host(self_arg):
@@ -574,6 +627,15 @@ class Simulation:
                 return self._placeholder(_value_reads.READS[func], self_arg, args, kwargs)
             # The values, as a CPU tensor of their own (not linked to autograd's graph).
             return func(self_arg._elem.detach().clone(), *args[1:], **kwargs)
+        if ("device" in kwargs and _is_cuda(kwargs["device"]) and func in _LIKE
+                and hasattr(self_arg, "__tensor_flatten__") and not isinstance(self_arg, SimTensor)):
+            # A tensor subclass over inner tensors (FSDP2's DTensor parameters, Module.to_empty
+            # after a meta-device init): the subclass over the inner tensors made on the device.
+            names, context = self_arg.__tensor_flatten__()
+            inner = {n: self._function(func, (getattr(self_arg, n),) + tuple(args[1:]), kwargs)
+                     for n in names}
+            return type(self_arg).__tensor_unflatten__(inner, context, self_arg.size(),
+                                                       self_arg.stride())
         if "device" in kwargs and _is_cuda(kwargs["device"]):
             kwargs = dict(kwargs, device=self._dev)
             out = func(*args, **kwargs)
@@ -583,6 +645,24 @@ class Simulation:
         if self._pending_saved:
             self._name_saved(out)
         return out
+
+    def _gradient_as_device_of(self, grad, t):
+        """`grad`, assigned to `t.grad`, seen by C++ on `t`'s device: a gradient made in a
+        backward is meta to C++ (_device.py), which the assignment refuses for a CUDA tensor
+        (FSDP2 assigns its reduce-scattered gradient shards in a backward hook). A tensor
+        subclass over SimTensors (DTensor) is rebuilt over its inner tensors so seen."""
+        if not isinstance(grad, torch.Tensor) or not isinstance(t, torch.Tensor):
+            return grad
+        if not _device.is_meta(grad) or _device.is_meta(t):
+            return grad
+        if isinstance(grad, SimTensor):
+            return self.as_device_of(grad, t)
+        flatten = getattr(grad, "__tensor_flatten__", None)
+        if flatten is None:
+            return grad
+        names, context = flatten()
+        inner = {n: self._gradient_as_device_of(getattr(grad, n), getattr(t, n, t)) for n in names}
+        return type(grad).__tensor_unflatten__(inner, context, grad.size(), grad.stride())
 
     def _placeholder(self, what, t, args, kwargs):
         """A read of simulated tensor `t`'s values (_value_reads.py): its placeholder, noted.
@@ -681,6 +761,17 @@ class Simulation:
         self._pending_saved.clear()
 
     # ---- backward: what it allocates is "gradients"
+    def _run_backward(self, *args, **kwargs):
+        """autograd's engine (torch.autograd.graph._engine_run_backward) with the
+        TorchFunctionMode on again when `loss.backward()` came through it (a mode is off while it
+        handles a call): the Python hooks the engine runs (FSDP2's pre-backward all-gathers, a
+        checkpoint's recomputation) make their "cuda" tensors as the forward's do."""
+        stack = torch.overrides._get_current_function_mode_stack()
+        if self._mode in stack:
+            return self._engine_run_backward(*args, **kwargs)
+        with self._mode:
+            return self._engine_run_backward(*args, **kwargs)
+
     def in_backward(self, fn, *args, **kwargs):
         """Runs autograd's `fn` (backward or grad): what it allocates is "gradients", and its
         ops run on the autograd engine's thread (its own cuBLAS workspace), as PyTorch runs a

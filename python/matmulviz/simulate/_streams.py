@@ -65,11 +65,15 @@ class Stream:
 
 
 class Event:
-    """A simulated CUDA event (torch.cuda.Event's methods)."""
+    """A simulated CUDA event (torch.cuda.Event's methods). A class, as torch.cuda.Event is:
+    PyTorch's own code tests isinstance(x, torch.cuda.Event) (torch/_jit_internal.py,
+    _TensorExtractor, when a future's value is read)."""
+
+    running = None  # the Simulation whose torch.cuda.Event this is (install)
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False, sim=None):
         self.enable_timing = enable_timing
-        self._sim = sim
+        self._sim = sim or Event.running
         self._stream = None  # the stream it was last recorded on
 
     def record(self, stream=None):
@@ -105,6 +109,7 @@ def install(sim):
     """Patches torch.cuda's stream and event API; returns what uninstall() restores."""
     default = Stream(stream_id=0)
     current = [default]
+    Event.running = sim
 
     def set_stream(stream):
         if stream is not None:
@@ -118,8 +123,7 @@ def install(sim):
 
     replacements = {
         "Stream": Stream,
-        "Event": lambda enable_timing=False, blocking=False, interprocess=False: Event(
-            enable_timing, blocking, interprocess, sim),
+        "Event": Event,
         "current_stream": lambda device=None: current[0],
         "default_stream": lambda device=None: default,
         "set_stream": set_stream,

@@ -30,6 +30,20 @@ def set_simulation(sim):
     _simulation = sim
 
 
+# Whether a TorchFunctionMode is on (2.x; 1.13 never has ours on below its handler).
+_function_mode_on = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: False)
+
+
+def run_op(func, args, kwargs):
+    """An aten op on SimTensors, to the running simulation. The simulation's TorchFunctionMode
+    is on while autograd's engine runs (Simulation._run_backward, for the Python hooks it
+    calls): the simulation's own torch calls go on without it, as they do in the forward."""
+    if _function_mode_on():
+        with torch._C.DisableTorchFunction():
+            return current_simulation().run_op(func, args, kwargs)
+    return current_simulation().run_op(func, args, kwargs)
+
+
 class SimTensor(torch.Tensor):
     """A data-less CUDA tensor; `_elem` is the meta tensor it wraps (with values="cpu", a CPU
     tensor with the values); `device`: what C++ sees (_device.py; None: elem's device)."""
@@ -47,7 +61,7 @@ class SimTensor(torch.Tensor):
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        return current_simulation().run_op(func, args, kwargs or {})
+        return run_op(func, args, kwargs or {})
 
     @property
     def device(self):
@@ -129,8 +143,51 @@ class SimTensor(torch.Tensor):
                 setattr(new, name, copy.deepcopy(value, memo))
         return new
 
+    def untyped_storage(self):
+        """The storage as a SimStorage: its size, and resize_() as FSDP2 frees and re-allocates
+        its unsharded parameters' storages (torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+        free_storage, alloc_storage)."""
+        return SimStorage(self)
+
     def __reduce_ex__(self, proto):
         """torch.save / pickle: as a CUDA tensor with its values (values="cpu"), or as a meta
         tensor of its sizes (simulate/_checkpoints.py)."""
         from matmulviz.simulate import _checkpoints
         return _checkpoints.reduce(self, proto)
+
+
+class SimStorage:
+    """The untyped storage of a SimTensor: nbytes()/size() its meta storage's, resize_(n) frees
+    the storage's block and, for n > 0, allocates one of n bytes (a CUDA storage's resize_ frees
+    its memory and takes new memory from the caching allocator: aten/src/ATen/native/cuda/
+    Resize.cpp, resize_bytes_cuda). data_ptr() is an id of the storage, nonzero and equal for
+    tensors on one storage (a simulated storage has no address); the rest is the meta
+    storage's."""
+
+    def __init__(self, t):
+        self._tensor = t
+        self._storage = t._elem.untyped_storage()
+
+    def size(self):
+        return self._storage.size()
+
+    def nbytes(self):
+        return self._storage.nbytes()
+
+    def resize_(self, nbytes):
+        current_simulation().resize_storage(self._tensor, nbytes)
+        return self
+
+    def data_ptr(self):
+        return self._storage._cdata
+
+    @property
+    def device(self):
+        return CUDA
+
+    @property
+    def is_cuda(self):
+        return True
+
+    def __getattr__(self, name):
+        return getattr(self._storage, name)
