@@ -144,3 +144,22 @@ def test_bad_distributed_options_exit_2(tmp_path):
         p = simulate_source(tmp_path, "print(1)\n", *args)
         assert p.returncode == 2, (args, p.stderr)
         assert "matmulviz.simulate:" in p.stderr
+
+
+def test_the_fsdp2_llama_example_runs_as_a_rank(tmp_path):
+    """examples/torch_fsdp2_llama.py (meta-device init, to_empty, bfloat16 autocast, SDPA), small:
+    its own print of the peak is the simulation's."""
+    import os
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                           "torch_fsdp2_llama.py")
+    p = simulate_source(tmp_path, open(example).read(), "--batch", "2", "--seq", "256",
+                        "--layers", "2", "--dim", "512", "--heads", "8", "--vocab", "1000",
+                        "--nproc-per-node", "8", "--rank", "3", "--gpu", "h100")
+    assert p.returncode == 0, p.stderr
+    printed = p.stdout.strip().splitlines()[-1]
+    assert printed.startswith("rank 3: peak ")
+    summary = next(line for line in p.stderr.splitlines() if "rank 3 of 8" in line)
+    value, unit = summary.split("peak allocated ")[1].split(",")[0].split()
+    summary_gib = float(value) / (1 if unit == "GiB" else 1024)
+    assert abs(summary_gib - float(printed.split()[-2])) < 0.006
+    assert summary_gib > 0.05  # the shards, the all-gathered layers, the activations
